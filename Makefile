@@ -1,0 +1,51 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# netfs-kunit: see README.md.  Everything is built outside the repository,
+# under $(NETFS_WORK).
+#
+# Variables:
+#   NETFS_WORK  work directory (default /var/tmp/netfs-kunit)
+#   BASELINE=1  run against upstream's implementation (glue patches only)
+#   FILTER      kunit.py filter glob: 'suite' or 'suite.case'
+#   JOBS        parallel build jobs (default: number of CPUs)
+#   TIMEOUT     seconds allowed for one boot of the test kernel (default 900)
+
+NETFS_WORK ?= /var/tmp/netfs-kunit
+export NETFS_WORK FILTER JOBS TIMEOUT
+
+MODE := $(if $(filter 1 y yes,$(BASELINE)),baseline,patched)
+
+.PHONY: all run test check deps prepare export clean distclean help
+
+all: run
+
+help:
+	@sed -n '/^# Variables:/,/^$$/p' Makefile
+	@echo 'Targets: run test check prepare export clean distclean deps'
+
+deps:
+	@tools/install-deps
+
+prepare: deps
+	@tools/prepare-tree $(MODE)
+
+run: deps
+	@tools/run-kunit $(MODE); rc=$$?; tools/summary $(MODE) && exit $$rc
+
+test: deps
+	@tools/test-all $(if $(filter baseline,$(MODE)),baseline-only)
+
+check: deps
+	@tools/check
+
+export:
+	@tools/export-patches
+
+clean:
+	rm -rf $(NETFS_WORK)/build $(NETFS_WORK)/build-baseline $(NETFS_WORK)/results
+
+distclean:
+	@case "$(abspath $(NETFS_WORK))" in \
+	/|$(abspath $(HOME))|$(CURDIR)|$(CURDIR)/*) \
+		echo "distclean: refusing to remove NETFS_WORK=$(NETFS_WORK)"; exit 1;; esac
+	rm -rf $(NETFS_WORK)
