@@ -26,19 +26,25 @@ REPORT = re.compile(
     r'rcu_.* detected stall|rcu_.* self-detected)|ODEBUG:|'
     r'list_(add|del) corruption|stack-protector|Call Trace:')
 
+# kunit_parser's name for a case whose result line never came (crash, hang)
+MISSING = '(missing: crashed or hung)'
+
+# Reports printed in full per case; the rest are counted.
+MAX_REPORTS = 2
+
 
 def json_leaves(group, path=()):
     """Yield (path, status) for every leaf case of kunit.py's JSON."""
     for case in group.get('test_cases', []):
-        yield path + (case['name'],), case['status']
+        yield path + (case['name'] or MISSING,), case['status']
     for sub in group.get('sub_groups', []):
-        yield from json_leaves(sub, path + (sub['name'],))
+        yield from json_leaves(sub, path + (sub['name'] or MISSING,))
 
 
 def parsed_nodes(test, path=()):
     """Yield (path, test) for every node of kunit_parser's tree."""
     for sub in test.subtests:
-        p = path + (sub.name,)
+        p = path + (sub.name or MISSING,)
         yield p, sub
         yield from parsed_nodes(sub, p)
 
@@ -90,10 +96,14 @@ def main():
     failed_paths = set()
     seen = set()
     for path, node in parsed_nodes(root):
-        for first, excerpt in report_blocks(node.log):
+        blocks = report_blocks(node.log)
+        for n, (first, excerpt) in enumerate(blocks):
             failed_paths.add(path)
             seen.add(first)
-            problems.append(('.'.join(path), excerpt))
+            if n == MAX_REPORTS:
+                excerpt = [f'... and {len(blocks) - n} more report(s), see the raw log']
+            if n <= MAX_REPORTS:
+                problems.append(('.'.join(path), excerpt))
     # Reports before the first suite or after the last one (boot, shutdown).
     outside = [b for b in report_blocks(raw)
                if not any(b[0].endswith(s) for s in seen)]
