@@ -14,6 +14,7 @@ Exit status: 0 when every case passed with no report, 1 otherwise.
 """
 
 import argparse
+import fnmatch
 import io
 import json
 import os
@@ -77,7 +78,16 @@ def main():
     ap.add_argument('--json', required=True, help="kunit.py's --json output")
     ap.add_argument('--label', required=True, help='run name for messages')
     ap.add_argument('--summary', required=True, help='file to write counts to')
+    ap.add_argument('--known', help='known upstream failures (baseline only)')
     args = ap.parse_args()
+
+    known = []
+    if args.known:
+        with open(args.known) as f:
+            for line in f:
+                if line.strip() and not line.startswith('#'):
+                    glob, _, why = line.strip().partition('\t')
+                    known.append((glob, why.strip()))
 
     sys.path.insert(0, os.path.join(args.tree, 'tools/testing/kunit'))
     import kunit_parser  # pylint: disable=import-outside-toplevel
@@ -112,6 +122,7 @@ def main():
 
     passed = failed = skipped = 0
     failed_names = []
+    known_hits = []
     results = None
     if os.path.exists(args.json):
         with open(args.json) as f:
@@ -124,9 +135,20 @@ def main():
         failed_names.append(f'{args.label}: no results (see above)')
     else:
         for path, status in json_leaves(results):
-            # drop kunit_json's "KUnit Test Group" root
             reported = any(path[:len(p)] == p for p in failed_paths)
-            if status == 'SKIP' and not reported:
+            name = '.'.join(path)
+            finding = next((why for glob, why in known
+                            if fnmatch.fnmatchcase(name, glob)), None)
+            if finding is not None:
+                if status in ('FAIL', 'ERROR') and not reported:
+                    skipped += 1
+                    known_hits.append(f'{name} ("{finding}")')
+                else:
+                    failed += 1
+                    failed_names.append(f'{name} ({status}: listed in '
+                                        'kunit/known-upstream-failures but did '
+                                        'not fail as expected)')
+            elif status == 'SKIP' and not reported:
                 skipped += 1
             elif status == 'PASS' and not reported:
                 passed += 1
@@ -145,6 +167,11 @@ def main():
         print(f'\n{args.label}: kernel report in {where}:')
         for line in excerpt:
             print('    ' + line)
+    if known_hits:
+        print(f'\n{args.label}: known upstream failures (docs/upstream-findings.md),'
+              ' counted as skipped:')
+        for name in known_hits:
+            print('    ' + name)
     if failed_names:
         print(f'\n{args.label}: failed:')
         for name in failed_names:
