@@ -15,13 +15,13 @@ export NETFS_WORK FILTER JOBS TIMEOUT
 
 MODE := $(if $(filter 1 y yes,$(BASELINE)),baseline,patched)
 
-.PHONY: all run test check bench deps prepare export clean distclean help
+.PHONY: all run test check bench build-users deps prepare export clean distclean help
 
 all: run
 
 help:
 	@sed -n '/^# Variables:/,/^$$/p' Makefile
-	@echo 'Targets: run test check bench prepare export clean distclean deps'
+	@echo 'Targets: run test check bench build-users prepare export clean distclean deps'
 
 deps:
 	@tools/install-deps
@@ -41,12 +41,16 @@ check: deps
 bench: deps
 	@tools/bench
 
+build-users: deps
+	@tools/build-users $(MODE)
+
 export:
 	@tools/export-patches
 
 clean:
 	rm -rf $(NETFS_WORK)/build $(NETFS_WORK)/build-baseline \
-		$(NETFS_WORK)/build-bench $(NETFS_WORK)/build-baseline-bench $(NETFS_WORK)/results
+		$(NETFS_WORK)/build-bench $(NETFS_WORK)/build-baseline-bench \
+		$(NETFS_WORK)/build-users $(NETFS_WORK)/build-users-baseline $(NETFS_WORK)/results
 
 distclean:
 	@case "$(abspath $(NETFS_WORK))" in \

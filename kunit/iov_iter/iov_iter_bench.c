@@ -4,8 +4,10 @@
  * run: it asserts nothing about speed, it measures it).
  *
  * Copies 64 MiB to and from an ITER_XARRAY over order-0 and over order-9
- * folios, and the same bytes with plain memcpy() folio by folio as the
- * ceiling.  Each figure is the best of several passes, printed as
+ * folios; the same bytes with plain memcpy() folio by folio (what a caller
+ * without an iterator would do); and 64 MiB with one memcpy() between two
+ * vmalloc buffers, the ceiling.  Each figure is the best of several passes,
+ * printed as
  *   "bench: <what> order-<n>: <MiB/s> MiB/s"
  * for tools/bench to collect.
  */
@@ -25,6 +27,7 @@
 struct bench {
 	struct xarray xa;
 	u8 *buf;
+	u8 *flat;		/* second buffer for the flat memcpy() */
 };
 
 static void bench_free(struct bench *b)
@@ -36,6 +39,7 @@ static void bench_free(struct bench *b)
 		folio_put(folio);
 	xa_destroy(&b->xa);
 	vfree(b->buf);
+	vfree(b->flat);
 }
 
 static int bench_fill(struct kunit *test, struct bench *b, unsigned int order)
@@ -44,7 +48,8 @@ static int bench_fill(struct kunit *test, struct bench *b, unsigned int order)
 
 	xa_init(&b->xa);
 	b->buf = vzalloc(BENCH_BYTES);
-	if (!b->buf)
+	b->flat = vzalloc(BENCH_BYTES);
+	if (!b->buf || !b->flat)
 		return -ENOMEM;
 	for (index = 0; index < BENCH_BYTES / PAGE_SIZE; index += 1UL << order) {
 		struct folio *folio = folio_alloc(GFP_KERNEL | __GFP_ZERO, order);
@@ -66,7 +71,7 @@ static int bench_fill(struct kunit *test, struct bench *b, unsigned int order)
 	return 0;
 }
 
-enum bench_op { TO_ITER, FROM_ITER, MEMCPY };
+enum bench_op { TO_ITER, FROM_ITER, MEMCPY_FOLIOS, MEMCPY_FLAT };
 
 static u64 bench_pass(struct bench *b, enum bench_op op)
 {
@@ -85,7 +90,11 @@ static u64 bench_pass(struct bench *b, enum bench_op op)
 		iov_iter_xarray(&it, ITER_SOURCE, &b->xa, 0, BENCH_BYTES);
 		done = copy_from_iter(b->buf, BENCH_BYTES, &it);
 		break;
-	case MEMCPY:
+	case MEMCPY_FLAT:
+		memcpy(b->flat, b->buf, BENCH_BYTES);
+		done = BENCH_BYTES;
+		break;
+	case MEMCPY_FOLIOS:
 		xa_for_each(&b->xa, index, folio) {
 			void *p = kmap_local_folio(folio, 0);
 
@@ -103,7 +112,9 @@ static u64 bench_pass(struct bench *b, enum bench_op op)
 
 static void bench_order(struct kunit *test, unsigned int order)
 {
-	static const char * const names[] = { "copy_to_iter", "copy_from_iter", "memcpy" };
+	static const char * const names[] = {
+		"copy_to_iter", "copy_from_iter", "memcpy_folios", "memcpy_flat",
+	};
 	struct bench b = {};
 	enum bench_op op;
 
@@ -112,7 +123,7 @@ static void bench_order(struct kunit *test, unsigned int order)
 		KUNIT_FAIL(test, "out of memory");
 		return;
 	}
-	for (op = TO_ITER; op <= MEMCPY; op++) {
+	for (op = TO_ITER; op <= MEMCPY_FLAT; op++) {
 		u64 best = U64_MAX, ns;
 		unsigned int pass;
 
