@@ -144,11 +144,13 @@ struct xa_fixture {
 	const struct iter_param *param;
 	struct xarray xa;
 	loff_t base;		/* file position of the first byte */
-	u8 *pattern;		/* XA_BYTES + PAT_GUARD bytes, from base */
+	const u8 *pattern;	/* XA_BYTES + PAT_GUARD bytes, from base */
 	u8 *buf;		/* scratch, XA_BYTES + PAT_GUARD bytes */
 	struct bio_vec *bv;	/* bvecs for the bvec kind, one per folio */
 	struct page **pages;	/* for get_pages */
 };
+
+static u8 *pattern_low, *pattern_high;
 
 static u8 pattern_byte(u64 pos)
 {
@@ -256,9 +258,16 @@ static bool xa_verify(struct xa_fixture *fx, const struct xa_range *r,
 				n = min(chunk - k, r->start - at);
 			else
 				n = chunk - k;
-			want = inside == pattern_inside ? fx->pattern + at : zeroes;
-			if (memcmp(p + k, want, n)) {
-				bad = first_diff(p + k, want, n);
+			if (inside == pattern_inside) {
+				want = fx->pattern + at;
+				bad = memcmp(p + k, want, n) ? first_diff(p + k, want, n) : n;
+			} else {
+				u8 *nz = memchr_inv(p + k, 0, n);	/* word at a time */
+
+				want = zeroes;
+				bad = nz ? nz - (p + k) : n;
+			}
+			if (bad < n) {
 				KUNIT_FAIL(fx->test,
 					   "range [%zu, +%zu): byte %zu of the folios is %#x, expected %#x",
 					   r->start, r->len, at + bad, p[k + bad], want[bad]);
@@ -436,7 +445,7 @@ static size_t op_copy_page_to_iter(struct xa_fixture *fx, struct iov_iter *it,
 	size_t done = 0;
 
 	while (done < len) {
-		u8 *src = fx->pattern + off + done;
+		const u8 *src = fx->pattern + off + done;
 		size_t n = piece_len(done, (unsigned long)src, len - done);
 		size_t got = copy_page_to_iter(vmalloc_to_page(src),
 					       offset_in_page(src), n, it);
@@ -967,7 +976,6 @@ static void xa_fixture_free(struct xa_fixture *fx)
 	xa_for_each(&fx->xa, index, folio)
 		folio_put(folio);
 	xa_destroy(&fx->xa);
-	vfree(fx->pattern);
 	vfree(fx->buf);
 	kvfree(fx->bv);
 	kvfree(fx->pages);
@@ -980,7 +988,6 @@ static int xarray_init(struct kunit *test)
 	const struct folio_run *run;
 	struct xa_fixture *fx;
 	pgoff_t index;
-	size_t i;
 
 	fx = kunit_kzalloc(test, sizeof(*fx), GFP_KERNEL);
 	if (!fx)
@@ -990,15 +997,12 @@ static int xarray_init(struct kunit *test)
 	fx->param = param;
 	xa_init(&fx->xa);
 	fx->base = (loff_t)param->layout->base << PAGE_SHIFT;
-	fx->pattern = vmalloc(XA_BYTES + PAT_GUARD);
+	fx->pattern = param->layout->base ? pattern_high : pattern_low;
 	fx->buf = vmalloc(XA_BYTES + PAT_GUARD);
 	fx->bv = kvcalloc(XA_PAGES, sizeof(*fx->bv), GFP_KERNEL);
 	fx->pages = kvcalloc(XA_PAGES + 1, sizeof(*fx->pages), GFP_KERNEL);
-	if (!fx->pattern || !fx->buf || !fx->bv || !fx->pages)
+	if (!fx->buf || !fx->bv || !fx->pages)
 		goto nomem;
-
-	for (i = 0; i < XA_BYTES + PAT_GUARD; i++)
-		fx->pattern[i] = pattern_byte(fx->base + i);
 
 	index = param->layout->base;
 	for (run = param->layout->runs; run->count; run++) {
@@ -1034,6 +1038,36 @@ static void xarray_exit(struct kunit *test)
 	xa_fixture_free(test->priv);
 }
 
+/* The pattern for layouts at 0 and at HIGH_INDEX, computed once. */
+static u8 *make_pattern(loff_t base)
+{
+	u8 *p = vmalloc(XA_BYTES + PAT_GUARD);
+	size_t i;
+
+	if (p)
+		for (i = 0; i < XA_BYTES + PAT_GUARD; i++)
+			p[i] = pattern_byte(base + i);
+	return p;
+}
+
+static int xarray_suite_init(struct kunit_suite *suite)
+{
+	pattern_low = make_pattern(0);
+	pattern_high = make_pattern((loff_t)HIGH_INDEX << PAGE_SHIFT);
+	if (!pattern_low || !pattern_high) {
+		vfree(pattern_low);
+		vfree(pattern_high);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void xarray_suite_exit(struct kunit_suite *suite)
+{
+	vfree(pattern_low);
+	vfree(pattern_high);
+}
+
 static struct kunit_case iov_iter_xarray_cases[] = {
 	KUNIT_CASE_PARAM(xarray_copy_to_iter, iter_gen_params),
 	KUNIT_CASE_PARAM(xarray_copy_page_to_iter, iter_gen_params),
@@ -1060,6 +1094,8 @@ static struct kunit_case iov_iter_xarray_cases[] = {
 
 static struct kunit_suite iov_iter_xarray_suite = {
 	.name = "iov_iter_xarray",
+	.suite_init = xarray_suite_init,
+	.suite_exit = xarray_suite_exit,
 	.init = xarray_init,
 	.exit = xarray_exit,
 	.test_cases = iov_iter_xarray_cases,
