@@ -236,6 +236,7 @@ struct nk_table {
 const void *nk_gen_params(const struct nk_table *table, const void *prev,
 			  char *desc);
 void nk_run_param(struct kunit *test, const struct nk_table *table);
+void nk_run_known_bugs(struct kunit *test, const struct nk_table *table);
 
 int nk_suite_init(struct kunit_suite *suite);
 void nk_suite_exit(struct kunit_suite *suite);
@@ -252,7 +253,9 @@ void nk_case_many_inodes(struct kunit *test);
  * @array: the array of struct nk_scenario
  *
  * The parameters are every scenario crossed with every folio size and
- * completion context it applies to.
+ * completion context it applies to.  Also defines @name_run, the case that
+ * runs one parameter, and @name_known_upstream_bugs, the case that runs the
+ * scenarios exposing known upstream bugs (see nk_run_known_bugs()).
  */
 #define NK_TABLE_PARAMS(name, array)					\
 	static const struct nk_table name##_table = {			\
@@ -266,6 +269,10 @@ void nk_case_many_inodes(struct kunit *test);
 	static void name##_run(struct kunit *test)			\
 	{								\
 		nk_run_param(test, &name##_table);			\
+	}								\
+	static void name##_known_upstream_bugs(struct kunit *test)	\
+	{								\
+		nk_run_known_bugs(test, &name##_table);			\
 	}
 
 #endif /* _NETFS_KUNIT_H */

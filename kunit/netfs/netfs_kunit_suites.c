@@ -331,6 +331,7 @@ NK_TABLE_PARAMS(cache, cache_scenarios);
 
 static struct kunit_case netfs_readahead_cases[] = {
 	KUNIT_CASE_PARAM(readahead_run, readahead_gen_params),
+	KUNIT_CASE(readahead_known_upstream_bugs),
 	{}
 };
 
@@ -343,6 +344,7 @@ static struct kunit_suite netfs_readahead_suite = {
 
 static struct kunit_case netfs_read_folio_cases[] = {
 	KUNIT_CASE_PARAM(read_folio_run, read_folio_gen_params),
+	KUNIT_CASE(read_folio_known_upstream_bugs),
 	{}
 };
 
@@ -355,6 +357,7 @@ static struct kunit_suite netfs_read_folio_suite = {
 
 static struct kunit_case netfs_write_begin_cases[] = {
 	KUNIT_CASE_PARAM(write_begin_run, write_begin_gen_params),
+	KUNIT_CASE(write_begin_known_upstream_bugs),
 	{}
 };
 
@@ -367,6 +370,7 @@ static struct kunit_suite netfs_write_begin_suite = {
 
 static struct kunit_case netfs_cache_cases[] = {
 	KUNIT_CASE_PARAM(cache_run, cache_gen_params),
+	KUNIT_CASE(cache_known_upstream_bugs),
 	{}
 };
 
