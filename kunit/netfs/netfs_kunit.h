@@ -248,19 +248,19 @@ void nk_case_readahead_vs_read_folio(struct kunit *test);
 void nk_case_many_inodes(struct kunit *test);
 
 /**
- * NK_TABLE_PARAMS - define a KUnit parameter generator over a scenario table
- * @name: prefix of the generated function, @name_gen_params
- * @array: the array of struct nk_scenario
+ * NK_TABLE_PARAMS - define the cases of a scenario table
+ * @name: the table is the array @name_scenarios
  *
- * The parameters are every scenario crossed with every folio size and
- * completion context it applies to.  Also defines @name_run, the case that
- * runs one parameter, and @name_known_upstream_bugs, the case that runs the
- * scenarios exposing known upstream bugs (see nk_run_known_bugs()).
+ * Defines @name_gen_params, a KUnit parameter generator: every scenario
+ * crossed with every folio size and completion context it applies to;
+ * @name_run, the case that runs one parameter; and
+ * @name_known_upstream_bugs, the case that runs the scenarios exposing
+ * known upstream bugs (see nk_run_known_bugs()).
  */
-#define NK_TABLE_PARAMS(name, array)					\
+#define NK_TABLE_PARAMS(name)						\
 	static const struct nk_table name##_table = {			\
-		.scenarios = array,					\
-		.count = ARRAY_SIZE(array),				\
+		.scenarios = name##_scenarios,				\
+		.count = ARRAY_SIZE(name##_scenarios),			\
 	};								\
 	static const void *name##_gen_params(const void *prev, char *desc) \
 	{								\

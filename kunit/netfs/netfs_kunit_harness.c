@@ -87,7 +87,7 @@ struct nk_env {
 	bool xfail;			/* failed checks are a known upstream bug */
 	unsigned int xfail_hits;
 
-	spinlock_t lock;
+	spinlock_t lock;		/* protects rreqs and the call records */
 	struct list_head rreqs;
 	struct nk_call *calls;
 	unsigned int nr_calls;
@@ -118,18 +118,27 @@ static inline struct nk_inode *NK_I(struct inode *inode)
 	return container_of(inode, struct nk_inode, netfs.inode);
 }
 
-/* Failed checks: a known upstream bug makes them count instead of fail. */
+/* A failed check: for a known upstream bug it is only counted. */
+static __printf(2, 3) void nk_fail(struct nk_env *env, const char *fmt, ...)
+{
+	char msg[160];
+	va_list args;
+
+	va_start(args, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, args);
+	va_end(args);
+	if (env->xfail) {
+		env->xfail_hits++;
+		kunit_info(env->test, "known bug: %s", msg);
+	} else {
+		KUNIT_FAIL(env->test, "%s", msg);
+	}
+}
+
 #define nk_check(env, cond, fmt, ...)					\
 	do {								\
-		if (!(cond)) {						\
-			if ((env)->xfail) {				\
-				(env)->xfail_hits++;			\
-				kunit_info((env)->test, "known bug: " fmt, \
-					   ##__VA_ARGS__);		\
-			} else {					\
-				KUNIT_FAIL((env)->test, fmt, ##__VA_ARGS__); \
-			}						\
-		}							\
+		if (!(cond))						\
+			nk_fail(env, fmt, ##__VA_ARGS__);		\
 	} while (0)
 
 /* ---- content ---- */
@@ -354,7 +363,7 @@ static void nk_free_request(struct netfs_io_request *rreq)
 
 	r->start = rreq->start;
 	r->end = rreq->start + rreq->len;
-	r->cache_began = rreq->cache_resources.ops != NULL;
+	r->cache_began = !!rreq->cache_resources.ops;
 	atomic_inc(&r->nr_free);
 	atomic_inc(&env->nr_free);
 }
@@ -974,7 +983,7 @@ static bool nk_quiesce(struct nk_env *env)
 #endif
 		if (idle)
 			return true;
-		msleep(1);
+		usleep_range(1000, 2000);
 	}
 	KUNIT_FAIL(env->test,
 		   "not quiescent after %d ms: %d I/Os in flight, %d/%d requests freed, %d/%d cache operations ended",
@@ -1097,7 +1106,8 @@ static void nk_check_page_cache(struct nk_env *env, struct file *file, u8 *scrat
 			}
 			/* the page cache's references and our batch's */
 			if (folio_ref_count(folio) != folio_nr_pages(folio) + 1) {
-				nk_check(env, false, "folio %lld+%zu has %d references, expected %ld",
+				nk_check(env, false,
+					 "folio %lld+%zu has %d references, expected %ld",
 					 start, folio_size(folio), folio_ref_count(folio),
 					 folio_nr_pages(folio) + 1);
 				reported++;

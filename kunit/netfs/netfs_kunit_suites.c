@@ -145,7 +145,8 @@ static const struct nk_scenario readahead_scenarios[] = {
 	  .cache = { .begin_error = -ENOBUFS },
 	  .expect = { .server_calls = 4, .slices = true } },
 };
-NK_TABLE_PARAMS(readahead, readahead_scenarios);
+
+NK_TABLE_PARAMS(readahead);
 
 /* netfs_read_folio: one folio, synchronously, no expansion */
 static const struct nk_scenario read_folio_scenarios[] = {
@@ -194,7 +195,8 @@ static const struct nk_scenario read_folio_scenarios[] = {
 	  .server = { .faults = { { 1, NK_FAULT_ERROR, -EIO } } },
 	  .expect = { .error = -EIO, .bad = { 2 * PG, 1 } } },
 };
-NK_TABLE_PARAMS(read_folio, read_folio_scenarios);
+
+NK_TABLE_PARAMS(read_folio);
 
 /*
  * netfs_write_begin, through kernel_write(); write_begin grabs order-0
@@ -238,7 +240,8 @@ static const struct nk_scenario write_begin_scenarios[] = {
 	  .server = { .faults = { { 1, NK_FAULT_ERROR, -EIO } } },
 	  .expect = { .error = -EIO, .server_calls = 1, .bad = { 2 * PG, 1 } } },
 };
-NK_TABLE_PARAMS(write_begin, write_begin_scenarios);
+
+NK_TABLE_PARAMS(write_begin);
 
 /* netfs_cache: reads through the fake cache and copy-to-cache */
 static const struct nk_scenario cache_scenarios[] = {
@@ -327,7 +330,8 @@ static const struct nk_scenario cache_scenarios[] = {
 	  .expect = { .request = { 0, SZ_64K }, .calls = { { 0, SZ_64K } },
 		      .writes = { { 0, SZ_64K } } } },
 };
-NK_TABLE_PARAMS(cache, cache_scenarios);
+
+NK_TABLE_PARAMS(cache);
 
 static struct kunit_case netfs_readahead_cases[] = {
 	KUNIT_CASE_PARAM(readahead_run, readahead_gen_params),
