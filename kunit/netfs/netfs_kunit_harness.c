@@ -42,7 +42,7 @@
 #define NK_MAX_CALLS	1200		/* calls recorded */
 #define NK_CALL_LIMIT	1100		/* calls served before failing them */
 #define NK_MAX_FILES	8
-#define NK_QUIESCE_MS	10000
+#define NK_QUIESCE_MS	5000
 
 static u8 nk_tile[NK_PERIOD + NK_TILE_EXTRA];
 
@@ -971,9 +971,9 @@ static struct file *nk_new_file(struct nk_env *env, loff_t size)
 /* Wait until every request was freed and every fake I/O completed. */
 static bool nk_quiesce(struct nk_env *env)
 {
-	int ms;
+	unsigned long deadline = jiffies + msecs_to_jiffies(NK_QUIESCE_MS);
 
-	for (ms = 0; ms < NK_QUIESCE_MS; ms++) {
+	for (;;) {
 		bool idle = !atomic_read(&env->inflight) &&
 			atomic_read(&env->nr_free) == atomic_read(&env->nr_init) &&
 			atomic_read(&env->nr_ended) == atomic_read(&env->nr_began);
@@ -983,6 +983,8 @@ static bool nk_quiesce(struct nk_env *env)
 #endif
 		if (idle)
 			return true;
+		if (time_after(jiffies, deadline))
+			break;
 		usleep_range(1000, 2000);
 	}
 	KUNIT_FAIL(env->test,
@@ -1023,7 +1025,7 @@ static void nk_env_destroy(struct nk_env *env)
 	struct kunit *test = env->test;
 	unsigned int i;
 
-	if (!nk_quiesce(env) || env->broken) {
+	if (env->broken || !nk_quiesce(env)) {
 		/* Tearing down could hang or free what is still in use. */
 		KUNIT_FAIL(test, "leaving the test filesystem mounted");
 		return;
