@@ -126,8 +126,10 @@ struct nk_server {
  * @stale: is_still_valid() returns false; the cache holds wrong data
  * @no_copy: prepare_read never asks for NETFS_SREQ_COPY_TO_CACHE
  * @faults: faults injected into cache read calls
+ * @absent: the netfs has no begin_cache_operation at all
  */
 struct nk_cache {
+	bool absent;
 	bool on;
 	int begin_error;
 	size_t granule;
@@ -195,6 +197,8 @@ struct nk_expect {
  * @len: its length
  * @twice: run the operation, drop the page cache, and run it again; the
  *	expectations apply to the second run
+ * @pre: read this range ahead (order-0 folios) before the operation; its
+ *	calls are not counted
  * @ctxs: completion contexts it runs in (mask of NK_ONLY(); 0: all)
  * @folios: folio sizes it runs with (mask of NK_ONLY(); 0: all)
  * @server: the fake server's script
@@ -214,6 +218,7 @@ struct nk_scenario {
 	loff_t pos;
 	size_t len;
 	bool twice;
+	struct nk_range pre;
 	unsigned int ctxs;
 	unsigned int folios;
 	struct nk_server server;

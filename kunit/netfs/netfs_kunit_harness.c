@@ -95,6 +95,7 @@ struct nk_env {
 	atomic_t nr_init, nr_free, nr_began, nr_ended, nr_cwb;
 	atomic_t inflight;
 	atomic_t violations;
+	atomic_t unmarked;		/* copied to the cache without PG_fscache */
 	bool overflow;
 	unsigned int leftover;		/* folios ->readahead did not take */
 	struct nk_range folio_range;	/* the folio NK_OP_READ_FOLIO made */
@@ -548,6 +549,17 @@ static const struct netfs_request_ops nk_netfs_ops = {
 	.done			= nk_done,
 };
 
+/* The same without any cache support (nk_cache.absent) */
+static const struct netfs_request_ops nk_netfs_ops_nocache = {
+	.init_request		= nk_init_request,
+	.free_request		= nk_free_request,
+	.expand_readahead	= nk_expand_readahead,
+	.clamp_length		= nk_clamp_length,
+	.issue_read		= nk_issue_read,
+	.check_write_begin	= nk_check_write_begin,
+	.done			= nk_done,
+};
+
 /* ---- the fake cache: netfs_cache_ops ---- */
 
 static bool nk_held(struct nk_inode *ni, loff_t pos)
@@ -623,6 +635,27 @@ static int nk_cache_read(struct netfs_cache_resources *cres, loff_t start_pos,
 	return 0;
 }
 
+/* Folios being copied to the cache must carry PG_fscache until it ends. */
+static void nk_check_fscache_marks(struct nk_inode *ni, loff_t start, size_t len)
+{
+	struct address_space *mapping = ni->netfs.inode.i_mapping;
+	pgoff_t index = start >> PAGE_SHIFT;
+	pgoff_t last = (start + len - 1) >> PAGE_SHIFT;
+
+	while (len && index <= last) {
+		struct folio *folio = filemap_get_folio(mapping, index);
+
+		if (!folio) {
+			index++;
+			continue;
+		}
+		if (!folio_test_fscache(folio))
+			atomic_inc(&ni->env->unmarked);
+		index = folio_next_index(folio);
+		folio_put(folio);
+	}
+}
+
 static int nk_cache_write(struct netfs_cache_resources *cres, loff_t start_pos,
 			  struct iov_iter *iter, netfs_io_terminated_t term_func,
 			  void *term_func_priv)
@@ -635,6 +668,7 @@ static int nk_cache_write(struct netfs_cache_resources *cres, loff_t start_pos,
 	ssize_t result;
 
 	call = nk_record(env, NK_CALL_CACHE_WRITE, 0, start_pos, count, 0, 0);
+	nk_check_fscache_marks(ni, start_pos, count);
 	while (done < count) {
 		loff_t pos = start_pos + done;
 		size_t off = offset_in_page(pos);
@@ -952,7 +986,8 @@ static struct file *nk_new_file(struct nk_env *env, loff_t size)
 	inode->i_flags |= S_NOATIME | S_NOCMTIME;
 	inode->i_mapping->a_ops = &nk_aops;
 	i_size_write(inode, size);
-	netfs_inode_init(&ni->netfs, &nk_netfs_ops);
+	netfs_inode_init(&ni->netfs, env->sc->cache.absent ?
+			 &nk_netfs_ops_nocache : &nk_netfs_ops);
 	if (env->folios == NK_FOLIOS_LARGE)
 		mapping_set_large_folios(inode->i_mapping);
 
@@ -1062,6 +1097,9 @@ static void nk_check_bookkeeping(struct nk_env *env)
 	nk_check(env, !atomic_read(&env->violations),
 		 "%d calls into the fakes after their request ended or with a bad buffer",
 		 atomic_read(&env->violations));
+	nk_check(env, !atomic_read(&env->unmarked),
+		 "%d folios written to the cache without PG_fscache",
+		 atomic_read(&env->unmarked));
 	nk_check(env, !env->overflow,
 		 "more than %d calls: a retry loop does not end", NK_CALL_LIMIT);
 }
@@ -1445,6 +1483,18 @@ static unsigned int nk_run(struct kunit *test, const struct nk_scenario *sc,
 						       sc->cache.held[i].len,
 						       sc->cache.stale));
 	ni->stale = sc->cache.stale;
+	if (sc->pre.len) {
+		enum nk_folios saved = env->folios;
+
+		env->folios = NK_FOLIOS_SMALL;
+		nk_readahead_window(env, file, sc->pre.start, sc->pre.len);
+		env->folios = saved;
+		if (!nk_quiesce(env)) {
+			env->broken = true;
+			goto out;
+		}
+		nk_reset_records(env);
+	}
 
 	if (sc->twice) {
 		ret = nk_do_op(env, file, &buf);
