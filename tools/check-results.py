@@ -78,7 +78,8 @@ def main():
     ap.add_argument('--json', required=True, help="kunit.py's --json output")
     ap.add_argument('--label', required=True, help='run name for messages')
     ap.add_argument('--summary', required=True, help='file to write counts to')
-    ap.add_argument('--known', help='known upstream failures (baseline only)')
+    ap.add_argument('--known', help='kunit/known-upstream-failures')
+    ap.add_argument('--mode', help='run mode, to select --known entries')
     args = ap.parse_args()
 
     known = []
@@ -86,8 +87,9 @@ def main():
         with open(args.known) as f:
             for line in f:
                 if line.strip() and not line.startswith('#'):
-                    glob, _, why = line.strip().partition('\t')
-                    known.append((glob, why.strip()))
+                    glob, modes, why = line.rstrip('\n').split('\t', 2)
+                    if args.mode in modes.split():
+                        known.append((glob, why.strip()))
 
     sys.path.insert(0, os.path.join(args.tree, 'tools/testing/kunit'))
     import kunit_parser  # pylint: disable=import-outside-toplevel
@@ -140,7 +142,8 @@ def main():
             finding = next((why for glob, why in known
                             if fnmatch.fnmatchcase(name, glob)), None)
             if finding is not None:
-                if status in ('FAIL', 'ERROR') and not reported:
+                # a kernel report can be how the bug shows (F3)
+                if status in ('FAIL', 'ERROR') or reported:
                     skipped += 1
                     known_hits.append(f'{name} ("{finding}")')
                 else:
@@ -164,6 +167,8 @@ def main():
             failed_names.append(f'{args.label}: report outside any test case')
 
     for where, excerpt in problems:
+        if any(fnmatch.fnmatchcase(where, glob) for glob, _ in known):
+            where += ' (a known upstream failure)'
         print(f'\n{args.label}: kernel report in {where}:')
         for line in excerpt:
             print('    ' + line)

@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * netfs KUnit harness: a test filesystem with a real page cache whose
+ * inodes use the netfs read helpers, a scripted fake server (the
+ * netfs_request_ops), a fake cache (the netfs_cache_ops) and the
+ * invariant checks run after every scenario.
+ *
+ * A scenario is one table entry (struct nk_scenario): the file, the
+ * operation, what the server and the cache do, and what must be seen
+ * afterwards.  Every scenario runs for each folio size and completion
+ * context (see nk_gen_params()).  The contract the checks enforce is
+ * described in docs/netfs-contract.md of the netfs-kunit project.
+ */
+#ifndef _NETFS_KUNIT_H
+#define _NETFS_KUNIT_H
+
+#include <kunit/test.h>
+#include <linux/netfs.h>
+
+/* How the fakes complete the I/O they are given */
+enum nk_ctx {
+	NK_CTX_INLINE,		/* inside the issuing call, was_async = false */
+	NK_CTX_WORKQUEUE,	/* from a work item, was_async = false */
+	NK_CTX_SOFTIRQ,		/* from a timer, was_async = true */
+	NK_NR_CTX
+};
+
+/* Folio sizes of the page cache */
+enum nk_folios {
+	NK_FOLIOS_SMALL,	/* order-0 folios only */
+	NK_FOLIOS_LARGE,	/* large folios allowed and used */
+	NK_NR_FOLIOS
+};
+
+#define NK_ONLY(x)	(1U << (x))	/* for nk_scenario.ctxs and .folios */
+
+/* What a scripted fault does to the call it hits */
+enum nk_fault_kind {
+	NK_FAULT_NONE,
+	NK_FAULT_ERROR,		/* fail the call with the error in .value */
+	NK_FAULT_SHORT,		/* transfer only .value bytes */
+	NK_FAULT_ZERO,		/* transfer nothing */
+	NK_FAULT_CLEAR_TAIL,	/* transfer .value bytes and set CLEAR_TAIL */
+};
+
+/**
+ * struct nk_fault - one scripted fault
+ * @call: number (from 1) of the issue_read or cache read call it hits
+ * @kind: what happens to that call
+ * @value: the error or the number of bytes, depending on @kind
+ */
+struct nk_fault {
+	unsigned int call;
+	enum nk_fault_kind kind;
+	long value;
+};
+
+#define NK_MAX_FAULTS	4
+#define NK_MAX_RANGES	4
+#define NK_MAX_EXP	16
+
+/* Which ends of a request an expand_readahead moves */
+#define NK_EXPAND_START	BIT(0)
+#define NK_EXPAND_END	BIT(1)
+#define NK_EXPAND_BOTH	(NK_EXPAND_START | NK_EXPAND_END)
+
+/**
+ * struct nk_range - a byte range
+ * @start: first byte
+ * @len: length in bytes (0: no range)
+ */
+struct nk_range {
+	loff_t start;
+	loff_t len;
+};
+
+/**
+ * struct nk_call_exp - an expected server or cache call
+ * @start: file position of the call (for issue_read: subreq->start)
+ * @len: length (for issue_read: subreq->len)
+ * @done: for issue_read, subreq->transferred when it was issued
+ */
+struct nk_call_exp {
+	loff_t start;
+	size_t len;
+	size_t done;
+};
+
+/**
+ * struct nk_server - script of the fake server (netfs_request_ops)
+ * @rsize: clamp_length cuts every download to this size (0: no clamp)
+ * @step: every issue_read transfers at most this much (0: no limit)
+ * @expand: expand_readahead aligns requests to this block (0: no expansion)
+ * @expand_how: which ends expand_readahead moves (NK_EXPAND_*)
+ * @clear_tail: set NETFS_SREQ_CLEAR_TAIL when a read stops at the server's EOF
+ * @resize_at: issue_read call (from 1) at which the file shrinks...
+ * @resize_to: ...to this size (server content, i_size and remote_i_size)
+ * @init_error: init_request returns this
+ * @cwb_error: check_write_begin returns this
+ * @cwb_regrab: check_write_begin drops the folio (and returns 0) on its first
+ *	this many calls, which makes write_begin grab it again
+ * @faults: faults injected into issue_read calls
+ */
+struct nk_server {
+	size_t rsize;
+	size_t step;
+	size_t expand;
+	unsigned int expand_how;
+	bool clear_tail;
+	unsigned int resize_at;
+	loff_t resize_to;
+	int init_error;
+	int cwb_error;
+	unsigned int cwb_regrab;
+	struct nk_fault faults[NK_MAX_FAULTS];
+};
+
+/**
+ * struct nk_cache - script of the fake cache (netfs_cache_ops)
+ * @on: begin_cache_operation installs the fake cache
+ * @begin_error: begin_cache_operation returns this (and installs nothing)
+ * @granule: prepare_read never lets a slice cross a granule boundary and
+ *	the cache's expand_readahead rounds to it (0: page)
+ * @expand_how: which ends the cache's expand_readahead moves (NK_EXPAND_*)
+ * @held: what the cache holds before the scenario (file content)
+ * @stale: is_still_valid() returns false; the cache holds wrong data
+ * @no_copy: prepare_read never asks for NETFS_SREQ_COPY_TO_CACHE
+ * @faults: faults injected into cache read calls
+ * @absent: the netfs has no begin_cache_operation at all
+ */
+struct nk_cache {
+	bool absent;
+	bool on;
+	int begin_error;
+	size_t granule;
+	unsigned int expand_how;
+	struct nk_range held[NK_MAX_RANGES];
+	bool stale;
+	bool no_copy;
+	struct nk_fault faults[NK_MAX_FAULTS];
+};
+
+/* The operation a scenario performs */
+enum nk_op {
+	NK_OP_READ,		/* kernel_read() of [pos, pos + len) */
+	NK_OP_READAHEAD,	/* ->readahead() of a window of locked folios */
+	NK_OP_READ_FOLIO,	/* ->read_folio() of a folio made at pos */
+	NK_OP_CACHE_FOLIO,	/* read_cache_folio() of the page at pos */
+	NK_OP_WRITE,		/* kernel_write() of [pos, pos + len) */
+};
+
+/* Special values of the expected call counts */
+#define NK_NONE		(-1)	/* exactly zero calls */
+
+/**
+ * struct nk_expect - what must be seen after a scenario
+ * @error: the operation returns this error (0: it succeeds fully)
+ * @result: for NK_OP_READ, the number of bytes returned if not the default
+ *	(min(len, size - pos))
+ * @server_calls: exact number of issue_read calls (0: not checked,
+ *	NK_NONE: none)
+ * @cache_reads: exact number of cache read calls (same encoding)
+ * @cache_writes: exact number of cache write calls (same encoding)
+ * @calls: the exact issue_read calls, in issue order (unused if empty)
+ * @writes: the exact cache writes (start, len), in order (unused if empty)
+ * @slices: every request's downloads are exactly its rsize slicing
+ * @request: the single request covered exactly this range when it ended
+ * @bad: folios overlapping this range are not uptodate (every other
+ *	folio in the page cache is)
+ * @cached: the cache holds at least this range afterwards
+ * @readpage: a NETFS_READPAGE request was made (readahead's failure left
+ *	the folio to read_folio)
+ * @cwb_calls: exact number of check_write_begin calls (0: not checked)
+ */
+struct nk_expect {
+	int error;
+	ssize_t result;
+	int server_calls;
+	int cache_reads;
+	int cache_writes;
+	struct nk_call_exp calls[NK_MAX_EXP];
+	struct nk_range writes[NK_MAX_EXP];
+	bool slices;
+	struct nk_range request;
+	struct nk_range bad;
+	struct nk_range cached;
+	bool readpage;
+	unsigned int cwb_calls;
+};
+
+/**
+ * struct nk_scenario - one test scenario: a table entry
+ * @name: name (used in the parameter description)
+ * @size: file size
+ * @op: the operation
+ * @pos: where it starts
+ * @len: its length
+ * @twice: run the operation, drop the page cache, and run it again; the
+ *	expectations apply to the second run
+ * @pre: read this range ahead (order-0 folios) before the operation; its
+ *	calls are not counted
+ * @ctxs: completion contexts it runs in (mask of NK_ONLY(); 0: all)
+ * @folios: folio sizes it runs with (mask of NK_ONLY(); 0: all)
+ * @server: the fake server's script
+ * @cache: the fake cache's script
+ * @expect: what must be seen
+ */
+struct nk_scenario {
+	const char *name;
+	loff_t size;
+	enum nk_op op;
+	loff_t pos;
+	size_t len;
+	bool twice;
+	struct nk_range pre;
+	unsigned int ctxs;
+	unsigned int folios;
+	struct nk_server server;
+	struct nk_cache cache;
+	struct nk_expect expect;
+};
+
+/**
+ * struct nk_table - the scenarios of one suite
+ * @scenarios: the entries
+ * @count: how many
+ */
+struct nk_table {
+	const struct nk_scenario *scenarios;
+	unsigned int count;
+};
+
+const void *nk_gen_params(const struct nk_table *table, const void *prev,
+			  char *desc);
+void nk_run_param(struct kunit *test, const struct nk_table *table);
+
+int nk_suite_init(struct kunit_suite *suite);
+void nk_suite_exit(struct kunit_suite *suite);
+
+/* The table-less cases (bookkeeping, concurrency) */
+void nk_case_many_requests(struct kunit *test);
+void nk_case_two_readers(struct kunit *test);
+void nk_case_readahead_vs_read_folio(struct kunit *test);
+void nk_case_many_inodes(struct kunit *test);
+
+/**
+ * NK_TABLE_PARAMS - define the cases of a scenario table
+ * @name: the table is the array @name_scenarios
+ *
+ * Defines @name_gen_params, a KUnit parameter generator: every scenario
+ * crossed with every folio size and completion context it applies to;
+ * and @name_run, the case that runs one parameter.
+ */
+#define NK_TABLE_PARAMS(name)						\
+	static const struct nk_table name##_table = {			\
+		.scenarios = name##_scenarios,				\
+		.count = ARRAY_SIZE(name##_scenarios),			\
+	};								\
+	static const void *name##_gen_params(const void *prev, char *desc) \
+	{								\
+		return nk_gen_params(&name##_table, prev, desc);	\
+	}								\
+	static void name##_run(struct kunit *test)			\
+	{								\
+		nk_run_param(test, &name##_table);			\
+	}
+
+#endif /* _NETFS_KUNIT_H */
