@@ -21,6 +21,8 @@
 #include <linux/vmalloc.h>
 #include <linux/xarray.h>
 
+#include "xa_kunit.h"
+
 #define BENCH_BYTES	SZ_64M
 #define BENCH_PASSES	5
 
@@ -32,12 +34,7 @@ struct bench {
 
 static void bench_free(struct bench *b)
 {
-	struct folio *folio;
-	unsigned long index;
-
-	xa_for_each(&b->xa, index, folio)
-		folio_put(folio);
-	xa_destroy(&b->xa);
+	xa_kunit_put_folios(&b->xa);
 	vfree(b->buf);
 	vfree(b->flat);
 }
@@ -53,19 +50,14 @@ static int bench_fill(struct kunit *test, struct bench *b, unsigned int order)
 		return -ENOMEM;
 	for (index = 0; index < BENCH_BYTES / PAGE_SIZE; index += 1UL << order) {
 		struct folio *folio = folio_alloc(GFP_KERNEL | __GFP_ZERO, order);
-		XA_STATE_ORDER(xas, &b->xa, index, order);
+		int err;
 
 		if (!folio)
 			return -ENOMEM;
-		folio->index = index;
-		do {
-			xas_lock(&xas);
-			xas_store(&xas, folio);
-			xas_unlock(&xas);
-		} while (xas_nomem(&xas, GFP_KERNEL));
-		if (xas_error(&xas)) {
+		err = xa_kunit_store_folio(&b->xa, index, folio);
+		if (err) {
 			folio_put(folio);
-			return xas_error(&xas);
+			return err;
 		}
 	}
 	return 0;

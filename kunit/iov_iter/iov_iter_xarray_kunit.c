@@ -26,6 +26,8 @@
 #include <linux/xarray.h>
 #include <net/checksum.h>
 
+#include "xa_kunit.h"
+
 /* Every layout covers the same number of bytes. */
 #define XA_PAGES	1024
 #define XA_BYTES	((size_t)XA_PAGES * PAGE_SIZE)
@@ -158,18 +160,6 @@ static u8 pattern_byte(u64 pos)
 
 	x *= 0x9e3779b1;
 	return x >> 24;
-}
-
-static int xa_put_folio(struct xarray *xa, pgoff_t index, struct folio *folio)
-{
-	XA_STATE_ORDER(xas, xa, index, folio_order(folio));
-
-	do {
-		xas_lock(&xas);
-		xas_store(&xas, folio);
-		xas_unlock(&xas);
-	} while (xas_nomem(&xas, GFP_KERNEL));
-	return xas_error(&xas);
 }
 
 static struct folio *xa_folio(struct xa_fixture *fx, size_t off)
@@ -970,12 +960,7 @@ static void xarray_hole_get_pages(struct kunit *test)
 
 static void xa_fixture_free(struct xa_fixture *fx)
 {
-	struct folio *folio;
-	unsigned long index;
-
-	xa_for_each(&fx->xa, index, folio)
-		folio_put(folio);
-	xa_destroy(&fx->xa);
+	xa_kunit_put_folios(&fx->xa);
 	vfree(fx->buf);
 	kvfree(fx->bv);
 	kvfree(fx->pages);
@@ -1018,8 +1003,7 @@ static int xarray_init(struct kunit *test)
 			folio = folio_alloc(GFP_KERNEL | __GFP_ZERO, run->order);
 			if (!folio)
 				goto nomem;
-			folio->index = index;
-			if (xa_put_folio(&fx->xa, index, folio)) {
+			if (xa_kunit_store_folio(&fx->xa, index, folio)) {
 				folio_put(folio);
 				goto nomem;
 			}
