@@ -66,7 +66,8 @@ def main():
                         f'{sha(content[off:off + length])}\n')
             # The last byte, and a range across the first page boundary.
             f.write(f'{name} {len(content) - 1} 1 {sha(content[-1:])}\n')
-            f.write(f'{name} 4000 100 {sha(content[4000:4100])}\n')
+            f.write(f'{name} 4000 {len(content[4000:4100])} '
+                    f'{sha(content[4000:4100])}\n')
 
 
 if __name__ == '__main__':
