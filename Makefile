@@ -9,19 +9,21 @@
 #   FILTER      kunit.py filter glob: 'suite' or 'suite.case'
 #   JOBS        parallel build jobs (default: number of CPUs)
 #   TIMEOUT     seconds allowed for one boot of the test kernel (default 900)
+#   E2E_FILTER  make e2e: only the cases matching these globs ('a*,b')
+#   E2E_BIG_MIB make e2e: size of the big test file in MiB (default 64)
 
 NETFS_WORK ?= /var/tmp/netfs-kunit
-export NETFS_WORK FILTER JOBS TIMEOUT
+export NETFS_WORK FILTER JOBS TIMEOUT E2E_FILTER E2E_BIG_MIB
 
 MODE := $(if $(filter 1 y yes,$(BASELINE)),baseline,patched)
 
-.PHONY: all run test check bench build-users deps prepare export clean distclean help
+.PHONY: all run e2e test check bench build-users deps prepare export clean distclean help
 
 all: run
 
 help:
 	@sed -n '/^# Variables:/,/^$$/p' Makefile
-	@echo 'Targets: run test check bench build-users prepare export clean distclean deps'
+	@echo 'Targets: run e2e test check bench build-users prepare export clean distclean deps'
 
 deps:
 	@tools/install-deps
@@ -31,6 +33,9 @@ prepare: deps
 
 run: deps
 	@tools/run-kunit $(MODE); rc=$$?; tools/summary $(MODE) && exit $$rc
+
+e2e: deps
+	@tools/e2e-run $(MODE); rc=$$?; tools/summary e2e-$(MODE) && exit $$rc
 
 test: deps
 	@tools/test-all $(if $(filter baseline,$(MODE)),baseline-only)
@@ -50,7 +55,9 @@ export:
 clean:
 	rm -rf $(NETFS_WORK)/build $(NETFS_WORK)/build-baseline \
 		$(NETFS_WORK)/build-bench $(NETFS_WORK)/build-baseline-bench \
-		$(NETFS_WORK)/build-users $(NETFS_WORK)/build-users-baseline $(NETFS_WORK)/results
+		$(NETFS_WORK)/build-users $(NETFS_WORK)/build-users-baseline \
+		$(NETFS_WORK)/build-e2e $(NETFS_WORK)/build-e2e-baseline $(NETFS_WORK)/e2e \
+		$(NETFS_WORK)/results
 
 distclean:
 	@case "$(abspath $(NETFS_WORK))" in \
