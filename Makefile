@@ -8,12 +8,14 @@
 #   BASELINE=1  run against upstream's implementation (glue patches only)
 #   FILTER      kunit.py filter glob: 'suite' or 'suite.case'
 #   JOBS        parallel build jobs (default: number of CPUs)
-#   TIMEOUT     seconds allowed for one boot of the test kernel (default 900)
+#   TIMEOUT     outer bound in seconds for one boot of a test kernel (default 1800)
 #   E2E_FILTER  make e2e: only the cases matching these globs ('a*,b')
 #   E2E_BIG_MIB make e2e: size of the big test file in MiB (default 64)
+#   E2E_SLOWDOWN make e2e: give QEMU 1/N of the CPU time (a machine N times slower)
+#   E2E_CMDLINE make e2e: more kernel arguments (e2e_hang=NAME: see tools/e2e/init)
 
 NETFS_WORK ?= /var/tmp/netfs-kunit
-export NETFS_WORK FILTER JOBS TIMEOUT E2E_FILTER E2E_BIG_MIB
+export NETFS_WORK FILTER JOBS TIMEOUT E2E_FILTER E2E_BIG_MIB E2E_SLOWDOWN E2E_CMDLINE
 
 MODE := $(if $(filter 1 y yes,$(BASELINE)),baseline,patched)
 
@@ -56,7 +58,7 @@ clean:
 	rm -rf $(NETFS_WORK)/build $(NETFS_WORK)/build-baseline \
 		$(NETFS_WORK)/build-bench $(NETFS_WORK)/build-baseline-bench \
 		$(NETFS_WORK)/build-users $(NETFS_WORK)/build-users-baseline \
-		$(NETFS_WORK)/build-e2e $(NETFS_WORK)/build-e2e-baseline $(NETFS_WORK)/e2e \
+		$(NETFS_WORK)/e2e \
 		$(NETFS_WORK)/results
 
 distclean:

@@ -37,3 +37,24 @@ mode_dirs() {
 	esac
 	RESULTS=$NETFS_WORK/results/$1
 }
+
+# kunit.py's configuration of a mode's kernel: .kunitconfig for the suites,
+# plus tools/e2e.config, so that the same build serves the KUnit run
+# (run-kunit) and the end-to-end boot (e2e-run).  Run kunit.py from $SRC.
+KUNIT_CONFIG=(--arch=x86_64 --kunitconfig="$REPO/.kunitconfig"
+	      --kunitconfig="$REPO/tools/e2e.config")
+
+# Outer bound, in seconds, for one boot of a test kernel.  A stuck e2e boot
+# is stopped well before by tools/e2e-boot.py's progress watchdog.
+TIMEOUT=${TIMEOUT:-1800}
+
+# lock_build: hold $BUILD's lock until the script exits, so that two runs of
+# one mode (make run and make e2e, say) never build in one directory at once.
+lock_build() {
+	mkdir -p "$BUILD"
+	exec 9>"$BUILD/.netfs-lock"
+	if ! flock -n 9; then
+		msg "another run is using $BUILD: waiting for it to finish"
+		flock 9
+	fi
+}
