@@ -59,7 +59,7 @@ INIT_LINE = re.compile(r'e2e-(init|progress):|^(\[[^]]*\])?\s*(KTAP|1\.\.|#|ok |
 
 # (name, first line of the stage, what a stall there most likely means).
 # A stage begins at the first line matching its pattern; stages only move
-# forward.
+# forward, from one case to the next too.
 STAGES = [
     ('firmware', None,
      'QEMU printed nothing at all: the firmware did not start the kernel, '
@@ -130,7 +130,8 @@ class Watch:
         t = self.now()
         self.lines.append(text)
         del self.lines[:-TAIL]
-        for i in range(self.stage + 1, len(STAGES)):
+        # The current stage is matched again: each case starts a new one.
+        for i in range(max(self.stage, 1), len(STAGES)):
             m = STAGES[i][1].search(text)
             if m:
                 self.stage = i
