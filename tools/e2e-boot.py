@@ -207,7 +207,13 @@ class Slowdown:
             fh.write(str(pid))
 
     def remove(self):
+        # Anything QEMU left behind goes back to the parent group first.
+        parent = os.path.join(os.path.dirname(self.path), 'cgroup.procs')
         try:
+            with open(os.path.join(self.path, 'cgroup.procs')) as fh:
+                for pid in fh.read().split():
+                    with open(parent, 'w') as out:
+                        out.write(pid)
             os.rmdir(self.path)
         except OSError as e:
             say(f'could not remove {self.path}: {e}')
@@ -236,6 +242,8 @@ def main():
     ap.add_argument('qemu', nargs=argparse.REMAINDER,
                     help='-- and the QEMU command line')
     args = ap.parse_args()
+    # SIGTERM unwinds like ^C, so that QEMU is stopped and the cgroup goes.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     cmd = args.qemu[1:] if args.qemu[:1] == ['--'] else args.qemu
     if not cmd:
         ap.error('no QEMU command given')
@@ -276,6 +284,15 @@ def run(args, cmd, slow):
             say(f'cannot put QEMU in {slow.path}: {e}')
             return 1
 
+    try:
+        return watch(args, proc, w)
+    finally:
+        # Interrupted (SIGTERM, ^C): QEMU does not outlive us.
+        if proc.poll() is None:
+            stop(proc)
+
+
+def watch(args, proc, w):
     sel = selectors.DefaultSelector()
     sel.register(proc.stdout, selectors.EVENT_READ)
     buf = b''
@@ -293,7 +310,9 @@ def run(args, cmd, slow):
                 for raw in done:
                     w.line(raw.decode('utf-8', 'replace').rstrip('\r'))
             if w.now() > args.timeout:
-                why = f'it did not finish within TIMEOUT={args.timeout:.0f} s'
+                why = (f'it did not finish within TIMEOUT={args.timeout:.0f} s, '
+                       f'although its last progress was {w.silence():.0f} s '
+                       'ago: on a machine this slow, raise TIMEOUT')
                 break
             if w.stalled():
                 why = (f'no progress for {w.silence():.0f} s '
