@@ -432,3 +432,6 @@ static struct kunit_suite netfs_concurrency_suite = {
 kunit_test_suites(&netfs_readahead_suite, &netfs_read_folio_suite,
 		  &netfs_write_begin_suite, &netfs_cache_suite,
 		  &netfs_concurrency_suite);
+
+MODULE_DESCRIPTION("KUnit suites for the netfs read helpers");
+MODULE_LICENSE("GPL");
