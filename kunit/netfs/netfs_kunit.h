@@ -1,15 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * netfs KUnit harness: a test filesystem with a real page cache whose
- * inodes use the netfs read helpers, a scripted fake server (the
+ * netfs KUnit suites: the scenario language of the suites' tables.
+ *
+ * The harness is a test filesystem with a real page cache whose inodes
+ * use the netfs read helpers, a scripted fake server (the
  * netfs_request_ops), a fake cache (the netfs_cache_ops) and the
- * invariant checks run after every scenario.
+ * invariant checks run after every scenario (see harness.h for which file
+ * owns what).
  *
  * A scenario is one table entry (struct nk_scenario): the file, the
  * operation, what the server and the cache do, and what must be seen
- * afterwards.  Every scenario runs for each folio size and completion
- * context (see nk_gen_params()).  The contract the checks enforce is
- * described in docs/netfs-contract.md of the netfs-kunit project.
+ * afterwards.  Every scenario runs for each folio size it allows and every
+ * completion context (see nk_gen_params()).  The contract the checks
+ * enforce is described in docs/netfs-contract.md of the netfs-kunit
+ * project.
  */
 #ifndef _NETFS_KUNIT_H
 #define _NETFS_KUNIT_H
@@ -32,7 +36,7 @@ enum nk_folios {
 	NK_NR_FOLIOS
 };
 
-#define NK_ONLY(x)	(1U << (x))	/* for nk_scenario.ctxs and .folios */
+#define NK_ONLY(x)	(1U << (x))	/* for nk_scenario.folios */
 
 /* What a scripted fault does to the call it hits */
 enum nk_fault_kind {
@@ -40,7 +44,7 @@ enum nk_fault_kind {
 	NK_FAULT_ERROR,		/* fail the call with the error in .value */
 	NK_FAULT_SHORT,		/* transfer only .value bytes */
 	NK_FAULT_ZERO,		/* transfer nothing */
-	NK_FAULT_CLEAR_TAIL,	/* transfer .value bytes and set CLEAR_TAIL */
+	NK_FAULT_CLEAR_TAIL,	/* the server's file ends early (see below) */
 };
 
 /**
@@ -48,6 +52,11 @@ enum nk_fault_kind {
  * @call: number (from 1) of the issue_read or cache read call it hits
  * @kind: what happens to that call
  * @value: the error or the number of bytes, depending on @kind
+ *
+ * NK_FAULT_CLEAR_TAIL: the server's file has been cut .value bytes past
+ * the call's position without the client knowing (i_size unchanged); the
+ * call reads up to there and sets NETFS_SREQ_CLEAR_TAIL, and from then on
+ * the file's content ends there.
  */
 struct nk_fault {
 	unsigned int call;
@@ -149,8 +158,8 @@ enum nk_op {
 	NK_OP_WRITE,		/* kernel_write() of [pos, pos + len) */
 };
 
-/* Special values of the expected call counts */
-#define NK_NONE		(-1)	/* exactly zero calls */
+/* An expected count of exactly zero (0 means "not checked") */
+#define NK_NONE		(-1)
 
 /**
  * struct nk_expect - what must be seen after a scenario
@@ -170,7 +179,7 @@ enum nk_op {
  * @cached: the cache holds at least this range afterwards
  * @readpage: a NETFS_READPAGE request was made (readahead's failure left
  *	the folio to read_folio)
- * @cwb_calls: exact number of check_write_begin calls (0: not checked)
+ * @cwb_calls: exact number of check_write_begin calls (same encoding)
  */
 struct nk_expect {
 	int error;
@@ -185,7 +194,7 @@ struct nk_expect {
 	struct nk_range bad;
 	struct nk_range cached;
 	bool readpage;
-	unsigned int cwb_calls;
+	int cwb_calls;
 };
 
 /**
@@ -199,7 +208,6 @@ struct nk_expect {
  *	expectations apply to the second run
  * @pre: read this range ahead (order-0 folios) before the operation; its
  *	calls are not counted
- * @ctxs: completion contexts it runs in (mask of NK_ONLY(); 0: all)
  * @folios: folio sizes it runs with (mask of NK_ONLY(); 0: all)
  * @server: the fake server's script
  * @cache: the fake cache's script
@@ -213,7 +221,6 @@ struct nk_scenario {
 	size_t len;
 	bool twice;
 	struct nk_range pre;
-	unsigned int ctxs;
 	unsigned int folios;
 	struct nk_server server;
 	struct nk_cache cache;
@@ -237,32 +244,42 @@ void nk_run_param(struct kunit *test, const struct nk_table *table);
 int nk_suite_init(struct kunit_suite *suite);
 void nk_suite_exit(struct kunit_suite *suite);
 
-/* The table-less cases (bookkeeping, concurrency) */
-void nk_case_many_requests(struct kunit *test);
-void nk_case_two_readers(struct kunit *test);
-void nk_case_readahead_vs_read_folio(struct kunit *test);
-void nk_case_many_inodes(struct kunit *test);
-
 /**
- * NK_TABLE_PARAMS - define the cases of a scenario table
- * @name: the table is the array @name_scenarios
+ * NK_TABLE_SUITE - define a suite whose one case runs a scenario table
+ * @table: the table is the array @table_scenarios; the case is @table_run
+ * @suite_name: the suite's name
  *
- * Defines @name_gen_params, a KUnit parameter generator: every scenario
- * crossed with every folio size and completion context it applies to;
- * and @name_run, the case that runs one parameter.
+ * The case is parameterised: every scenario crossed with every completion
+ * context and every folio size it allows (nk_gen_params()), named
+ * "<scenario>/<folios>/<context>".
  */
-#define NK_TABLE_PARAMS(name)						\
-	static const struct nk_table name##_table = {			\
-		.scenarios = name##_scenarios,				\
-		.count = ARRAY_SIZE(name##_scenarios),			\
+#define NK_TABLE_SUITE(table, suite_name)				\
+	static const struct nk_table table##_table = {			\
+		.scenarios = table##_scenarios,				\
+		.count = ARRAY_SIZE(table##_scenarios),			\
 	};								\
-	static const void *name##_gen_params(const void *prev, char *desc) \
+	static const void *table##_gen_params(const void *prev, char *desc) \
 	{								\
-		return nk_gen_params(&name##_table, prev, desc);	\
+		return nk_gen_params(&table##_table, prev, desc);	\
 	}								\
-	static void name##_run(struct kunit *test)			\
+	static void table##_run(struct kunit *test)			\
 	{								\
-		nk_run_param(test, &name##_table);			\
-	}
+		nk_run_param(test, &table##_table);			\
+	}								\
+	static struct kunit_case table##_cases[] = {			\
+		KUNIT_CASE_PARAM(table##_run, table##_gen_params),	\
+		{}							\
+	};								\
+	static struct kunit_suite table##_suite = {			\
+		.name = suite_name,					\
+		.suite_init = nk_suite_init,				\
+		.suite_exit = nk_suite_exit,				\
+		.test_cases = table##_cases,				\
+	};								\
+	kunit_test_suites(&table##_suite)
+
+/* Shorthands for the tables */
+#define PG		PAGE_SIZE
+#define SMALL_ONLY	NK_ONLY(NK_FOLIOS_SMALL)
 
 #endif /* _NETFS_KUNIT_H */

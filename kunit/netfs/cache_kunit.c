@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * netfs_cache: reads through the fake cache, and copy-to-cache.
+ *
+ * Each entry is one scenario (struct nk_scenario in netfs_kunit.h): the
+ * file, the operation, the fake server's and the fake cache's scripts, and
+ * what must be seen afterwards.  After each run the harness checks the
+ * page cache byte for byte, the folio states, the calls the fakes saw and
+ * the request bookkeeping.  Adding a regression case is adding one entry.
+ */
+
+#include <linux/sizes.h>
+
+#include "netfs_kunit.h"
+
+static const struct nk_scenario cache_scenarios[] = {
+	/* 7. reading from the cache */
+	{ .name = "all_cached", .size = SZ_1M, .op = NK_OP_READAHEAD, .len = SZ_64K,
+	  .cache = { .on = true, .held = { { 0, SZ_1M } } },
+	  .expect = { .server_calls = NK_NONE, .cache_reads = 1,
+		      .cache_writes = NK_NONE } },
+	{ .name = "mixed", .size = SZ_1M, .op = NK_OP_READAHEAD, .len = SZ_64K,
+	  .cache = { .on = true, .held = { { SZ_16K, SZ_16K }, { (SZ_32K + SZ_16K), SZ_16K } } },
+	  .expect = { .server_calls = 2, .cache_reads = 2, .cache_writes = 2,
+		      .calls = { { 0, SZ_16K }, { SZ_32K, SZ_16K } },
+		      .writes = { { 0, SZ_16K }, { SZ_32K, SZ_16K } },
+		      .cached = { 0, SZ_64K } } },
+	{ .name = "cache_read_fails", .size = SZ_1M, .op = NK_OP_READAHEAD,
+	  .len = SZ_64K,
+	  .cache = { .on = true, .held = { { 0, SZ_1M } },
+		     .faults = { { 1, NK_FAULT_ERROR, -EIO } } },
+	  .expect = { .server_calls = 1, .cache_reads = 1,
+		      .calls = { { 0, SZ_64K } } } },
+	/* upstream bugs F2 and (softirq) F3: kunit/known-upstream-failures */
+	{ .name = "stale_cache", .size = SZ_1M, .op = NK_OP_READAHEAD, .len = SZ_64K,
+	  .cache = { .on = true, .held = { { 0, SZ_1M } }, .stale = true },
+	  .expect = { .server_calls = 1, .calls = { { 0, SZ_64K } } } },
+	{ .name = "no_cache_support", .size = SZ_1M, .op = NK_OP_READAHEAD,
+	  .len = SZ_64K, .server = { .rsize = SZ_16K },
+	  .cache = { .absent = true, .held = { { 0, SZ_1M } } },
+	  .expect = { .server_calls = 4, .cache_reads = NK_NONE, .slices = true } },
+	{ .name = "cache_declined", .size = SZ_1M, .op = NK_OP_READAHEAD,
+	  .len = SZ_64K, .server = { .rsize = SZ_16K },
+	  .cache = { .held = { { 0, SZ_1M } } },
+	  .expect = { .server_calls = 4, .cache_reads = NK_NONE, .slices = true } },
+	/* upstream bug F1: kunit/known-upstream-failures */
+	{ .name = "short_cache_read", .size = SZ_1M, .op = NK_OP_READAHEAD,
+	  .len = SZ_64K,
+	  .cache = { .on = true, .held = { { 0, SZ_1M } },
+		     .faults = { { 1, NK_FAULT_SHORT, 5000 } } },
+	  .expect = { .server_calls = NK_NONE, .cache_reads = 2 } },
+	{ .name = "kernel_read_from_cache", .size = SZ_1M, .op = NK_OP_READ,
+	  .len = SZ_256K, .cache = { .on = true, .held = { { 0, SZ_1M } } },
+	  .expect = { .server_calls = NK_NONE, .cache_writes = NK_NONE } },
+
+	/* 8. copy to the cache */
+	{ .name = "granules_amalgamated", .size = SZ_1M, .op = NK_OP_READAHEAD,
+	  .len = SZ_64K, .cache = { .on = true, .granule = SZ_16K },
+	  .expect = { .server_calls = 4, .cache_writes = 1,
+		      .writes = { { 0, SZ_64K } }, .cached = { 0, SZ_64K } } },
+	{ .name = "large_folio_split", .size = SZ_1M, .op = NK_OP_READAHEAD,
+	  .len = SZ_64K, .server = { .rsize = SZ_8K }, .cache = { .on = true },
+	  .expect = { .server_calls = 8, .cache_writes = 1,
+		      .writes = { { 0, SZ_64K } }, .cached = { 0, SZ_64K } } },
+	{ .name = "copy_to_eof", .size = 10000, .op = NK_OP_READAHEAD,
+	  .len = SZ_16K, .cache = { .on = true },
+	  .expect = { .server_calls = 1, .calls = { { 0, 10000 } },
+		      .writes = { { 0, 3 * PG } }, .cache_writes = 1,
+		      .cached = { 0, 3 * PG } } },
+	{ .name = "failed_request_not_copied", .size = SZ_1M, .op = NK_OP_READAHEAD,
+	  .len = SZ_64K, .server = { .rsize = SZ_16K,
+				     .faults = { { 2, NK_FAULT_ERROR, -EIO } } },
+	  .cache = { .on = true },
+	  .expect = { .server_calls = 4, .cache_writes = NK_NONE,
+		      .bad = { SZ_16K, SZ_16K } } },
+	{ .name = "read_only_cache", .size = SZ_1M, .op = NK_OP_READAHEAD,
+	  .len = SZ_64K, .cache = { .on = true, .no_copy = true },
+	  .expect = { .server_calls = 1, .cache_writes = NK_NONE } },
+	{ .name = "second_read_from_cache", .size = SZ_1M, .op = NK_OP_READAHEAD,
+	  .len = SZ_64K, .twice = true, .cache = { .on = true },
+	  .expect = { .server_calls = NK_NONE, .cache_reads = 1,
+		      .cache_writes = NK_NONE } },
+
+	/* 3. expand_readahead by the cache */
+	{ .name = "cache_expand_start", .size = SZ_1M, .op = NK_OP_READAHEAD,
+	  .pos = SZ_16K, .len = SZ_16K,
+	  .cache = { .on = true, .granule = SZ_64K, .expand_how = NK_EXPAND_START },
+	  .expect = { .request = { 0, SZ_32K }, .calls = { { 0, SZ_32K } } } },
+	{ .name = "cache_expand_end", .size = SZ_1M, .op = NK_OP_READAHEAD,
+	  .pos = SZ_16K, .len = SZ_16K,
+	  .cache = { .on = true, .granule = SZ_64K, .expand_how = NK_EXPAND_END },
+	  .expect = { .request = { SZ_16K, (SZ_32K + SZ_16K) },
+		      .calls = { { SZ_16K, (SZ_32K + SZ_16K) } } } },
+	{ .name = "cache_expand_both", .size = SZ_1M, .op = NK_OP_READAHEAD,
+	  .pos = SZ_16K, .len = SZ_16K,
+	  .cache = { .on = true, .granule = SZ_64K, .expand_how = NK_EXPAND_BOTH },
+	  .expect = { .request = { 0, SZ_64K }, .calls = { { 0, SZ_64K } },
+		      .writes = { { 0, SZ_64K } } } },
+};
+
+NK_TABLE_SUITE(cache, "netfs_cache");

@@ -1,0 +1,392 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * netfs KUnit harness: the invariant checks.
+ *
+ * After an operation and once the helper is quiescent, nk_check_all()
+ * compares what the case can see with the scenario's struct nk_expect and
+ * with the contract that holds for every scenario (docs/netfs-contract.md
+ * of the netfs-kunit project): the page cache byte for byte and folio by
+ * folio, the cache's store, the calls the fakes received and the requests'
+ * bookkeeping.  This is the only place that reports what the fakes
+ * counted.
+ */
+
+#include <kunit/test.h>
+#include <linux/cpu.h>
+#include <linux/highmem.h>
+#include <linux/pagemap.h>
+#include <linux/pagevec.h>
+#include <linux/slab.h>
+
+#include "harness.h"
+
+/**
+ * nk_fail - fail the case with a message
+ * @env: the environment
+ * @fmt: printf format of the message
+ *
+ * Does nothing once the case has ended (an environment left behind).
+ */
+void nk_fail(struct nk_env *env, const char *fmt, ...)
+{
+	char msg[160];
+	va_list args;
+
+	if (!env->test)
+		return;
+	va_start(args, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, args);
+	va_end(args);
+	KUNIT_FAIL(env->test, "%s", msg);
+}
+
+/**
+ * nk_check_count - check a call count against an expectation
+ * @env: the environment
+ * @what: what was counted, for the message
+ * @got: the count
+ * @want: 0: not checked; NK_NONE: exactly zero; else exactly this many
+ */
+void nk_check_count(struct nk_env *env, const char *what, unsigned int got,
+		    int want)
+{
+	if (want)
+		nk_check(env, got == max(want, 0), "%u %s, expected %d", got,
+			 what, max(want, 0));
+}
+
+/**
+ * nk_walk_folios - call fn on every folio of mapping that overlaps a range
+ * @mapping: the page cache
+ * @start: the range's first byte
+ * @end: the byte after it
+ * @fn: called with a reference held; returns false to stop the walk
+ * @arg: its argument
+ *
+ * Usable in any context the fakes run in, softirq included: the references
+ * are dropped one by one, not with a batch release (which drains the LRU).
+ */
+void nk_walk_folios(struct address_space *mapping, loff_t start, loff_t end,
+		    bool (*fn)(struct folio *folio, void *arg), void *arg)
+{
+	pgoff_t index = start >> PAGE_SHIFT;
+	struct folio_batch fbatch;
+	bool more = end > start;
+	unsigned int i;
+
+	folio_batch_init(&fbatch);
+	while (more && filemap_get_folios(mapping, &index, (end - 1) >> PAGE_SHIFT,
+					  &fbatch)) {
+		for (i = 0; i < folio_batch_count(&fbatch); i++) {
+			if (more)
+				more = fn(fbatch.folios[i], arg);
+			folio_put(fbatch.folios[i]);
+		}
+		folio_batch_init(&fbatch);
+	}
+}
+
+/*
+ * Folios just added to the page cache sit in per-CPU LRU batches, each of
+ * which holds a reference, until that CPU drains them.  The reference count
+ * check needs them drained on every CPU, and lru_add_drain_all() is not
+ * exported: run a work item on each online CPU that releases a one-folio
+ * batch, since releasing a batch drains the local CPU's LRU batches first.
+ */
+static void nk_drain_lru_fn(struct work_struct *work)
+{
+	struct folio_batch fbatch;
+
+	folio_batch_init(&fbatch);
+	folio_batch_add(&fbatch, folio_alloc(GFP_KERNEL | __GFP_NOFAIL, 0));
+	folio_batch_release(&fbatch);
+}
+
+static void nk_drain_lru(void)
+{
+	struct work_struct *works;
+	int cpu;
+
+	works = kcalloc(nr_cpu_ids, sizeof(*works), GFP_KERNEL | __GFP_NOFAIL);
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		INIT_WORK(&works[cpu], nk_drain_lru_fn);
+		queue_work_on(cpu, system_wq, &works[cpu]);
+	}
+	for_each_online_cpu(cpu)
+		flush_work(&works[cpu]);
+	cpus_read_unlock();
+	kfree(works);
+}
+
+static void nk_check_bookkeeping(struct nk_env *env)
+{
+	const struct nk_counts *n = &env->n;
+	struct nk_rreq *r;
+	unsigned int i;
+
+	nk_check(env, atomic_read(&n->free) == atomic_read(&n->init),
+		 "free_request ran %d times for %d requests",
+		 atomic_read(&n->free), atomic_read(&n->init));
+	nk_check(env, atomic_read(&n->ended) == atomic_read(&n->began),
+		 "end_operation ran %d times for %d cache operations",
+		 atomic_read(&n->ended), atomic_read(&n->began));
+	list_for_each_entry(r, &env->rreqs, link) {
+		bool io = false;
+
+		for (i = 0; i < env->nr_calls && !io; i++)
+			io = env->calls[i].rreq == r->debug_id;
+		nk_check(env, atomic_read(&r->nr_ended) == r->cache_began,
+			 "R=%x: end_operation ran %d times, cache %sinstalled",
+			 r->debug_id, atomic_read(&r->nr_ended),
+			 r->cache_began ? "" : "not ");
+		nk_check(env, atomic_read(&r->nr_free) == 1,
+			 "R=%x: free_request ran %d times", r->debug_id,
+			 atomic_read(&r->nr_free));
+		/* done once for a request that did I/O, never twice */
+		nk_check(env, io ? atomic_read(&r->nr_done) == 1 :
+			 atomic_read(&r->nr_done) <= 1,
+			 "R=%x: done ran %d times after %s", r->debug_id,
+			 atomic_read(&r->nr_done), io ? "I/O" : "no I/O");
+	}
+	nk_check(env, !atomic_read(&n->violations),
+		 "%d calls into the fakes after their request ended or with a bad buffer",
+		 atomic_read(&n->violations));
+	nk_check(env, !atomic_read(&n->unmarked),
+		 "%d folios written to the cache without PG_fscache",
+		 atomic_read(&n->unmarked));
+	nk_check(env, !atomic_read(&n->done_early),
+		 "done ran %d times with a folio of its request still locked",
+		 atomic_read(&n->done_early));
+	nk_check(env, !atomic_read(&n->hole_reads),
+		 "%d cache reads of pages the cache does not hold",
+		 atomic_read(&n->hole_reads));
+	nk_check(env, !env->overflow,
+		 "more than %d calls: a retry loop does not end", NK_CALL_LIMIT);
+}
+
+static bool nk_in_range(const struct nk_range *r, loff_t start, loff_t end)
+{
+	return r->len && start < r->start + r->len && end > r->start;
+}
+
+struct nk_page_cache_walk {
+	struct nk_env *env;
+	struct nk_inode *ni;
+	u8 *scratch;
+	unsigned int reported;
+};
+
+/*
+ * One folio of the page cache: not locked or PG_fscache, only the page
+ * cache's and the walk's references, uptodate unless it overlaps the
+ * expected bad range, and the file's content when uptodate.
+ */
+static bool nk_check_folio(struct folio *folio, void *arg)
+{
+	struct nk_page_cache_walk *w = arg;
+	struct nk_env *env = w->env;
+	loff_t start = folio_pos(folio);
+	bool want = !nk_in_range(&env->sc->expect.bad, start,
+				 start + folio_size(folio));
+	unsigned int before = w->reported;
+	size_t off;
+
+	if (folio_test_locked(folio) || folio_test_fscache(folio)) {
+		nk_fail(env, "folio %lld+%zu still %s", start, folio_size(folio),
+			folio_test_locked(folio) ? "locked" : "PG_fscache");
+		/* teardown would wait for it forever */
+		env->broken = true;
+		return ++w->reported < 5;
+	}
+	if (folio_ref_count(folio) != folio_nr_pages(folio) + 1) {
+		nk_fail(env, "folio %lld+%zu has %d references, expected %ld",
+			start, folio_size(folio), folio_ref_count(folio),
+			folio_nr_pages(folio) + 1);
+		w->reported++;
+	}
+	if (folio_test_uptodate(folio) != want) {
+		nk_fail(env, "folio %lld+%zu is %suptodate", start,
+			folio_size(folio), want ? "not " : "");
+		w->reported++;
+	}
+	for (off = 0; folio_test_uptodate(folio) && off < folio_size(folio);
+	     off += PAGE_SIZE) {
+		u8 *addr = kmap_local_folio(folio, off);
+		bool ok = nk_compare(env, w->ni, "page cache", start + off, addr,
+				     PAGE_SIZE, w->scratch);
+
+		kunmap_local(addr);
+		if (!ok) {
+			w->reported++;
+			break;
+		}
+	}
+	if (w->reported == before)
+		cond_resched();
+	return w->reported < 5;
+}
+
+static void nk_check_page_cache(struct nk_env *env, struct file *file, u8 *scratch)
+{
+	struct nk_page_cache_walk w = {
+		.env = env, .ni = NK_I(file_inode(file)), .scratch = scratch,
+	};
+
+	nk_drain_lru();
+	nk_walk_folios(file->f_mapping, 0, LLONG_MAX, nk_check_folio, &w);
+}
+
+/* What the fake cache holds must be the file's content. */
+static void nk_check_cache_store(struct nk_env *env, struct file *file, u8 *scratch)
+{
+	struct nk_inode *ni = NK_I(file_inode(file));
+	const struct nk_range *cached = &env->sc->expect.cached;
+	unsigned long index;
+	loff_t p;
+	u8 *page;
+
+	if (ni->stale)
+		return;
+	xa_for_each(&ni->store, index, page)
+		if (!nk_compare(env, ni, "cache", (loff_t)index << PAGE_SHIFT,
+				page, PAGE_SIZE, scratch))
+			break;
+	for (p = cached->start; p < cached->start + cached->len; p += PAGE_SIZE)
+		nk_check(env, nk_held(ni, p), "cache does not hold %lld", p);
+}
+
+static void nk_check_calls(struct nk_env *env)
+{
+	const struct nk_expect *ex = &env->sc->expect;
+	unsigned int i, n;
+
+	nk_check_count(env, "issue_read calls", env->n.issue, ex->server_calls);
+	nk_check_count(env, "cache reads", env->n.cread, ex->cache_reads);
+	nk_check_count(env, "cache writes", env->n.cwrite, ex->cache_writes);
+	nk_check_count(env, "check_write_begin calls", atomic_read(&env->n.cwb),
+		       ex->cwb_calls);
+
+	for (i = 0, n = 0; i < env->nr_calls && n < NK_MAX_EXP && ex->calls[n].len; i++) {
+		const struct nk_call *c = &env->calls[i];
+		const struct nk_call_exp *e = &ex->calls[n];
+
+		if (c->op != NK_CALL_ISSUE)
+			continue;
+		nk_check(env, c->start == e->start && c->len == e->len &&
+			 c->done == e->done,
+			 "issue_read call %u: {%lld, %zu, done %zu}, expected {%lld, %zu, done %zu}",
+			 n + 1, c->start, c->len, c->done, e->start, e->len, e->done);
+		n++;
+	}
+	if (n < NK_MAX_EXP && ex->calls[n].len)
+		nk_check(env, false, "only %u issue_read calls, expected call %u at %lld",
+			 n, n + 1, ex->calls[n].start);
+
+	for (i = 0, n = 0; i < env->nr_calls && n < NK_MAX_EXP && ex->writes[n].len; i++) {
+		const struct nk_call *c = &env->calls[i];
+		const struct nk_range *e = &ex->writes[n];
+
+		if (c->op != NK_CALL_CACHE_WRITE)
+			continue;
+		nk_check(env, c->start == e->start && c->len == e->len,
+			 "cache write %u: {%lld, %zu}, expected {%lld, %lld}",
+			 n + 1, c->start, c->len, e->start, e->len);
+		n++;
+	}
+	if (n < NK_MAX_EXP && ex->writes[n].len)
+		nk_check(env, false, "only %u cache writes, expected one at %lld",
+			 n, ex->writes[n].start);
+}
+
+/*
+ * For every request: the downloads it issued (first issue of each
+ * subrequest) never go beyond the i_size it started with, and, with
+ * ex->slices, are exactly its rsize slicing.
+ */
+static void nk_check_requests(struct nk_env *env)
+{
+	const struct nk_expect *ex = &env->sc->expect;
+	size_t rsize = env->sc->server.rsize;
+	unsigned int nr_req = 0;
+	bool readpage = false;
+	struct nk_rreq *r;
+	unsigned int i;
+
+	list_for_each_entry(r, &env->rreqs, link) {
+		loff_t next = r->start;
+		loff_t end = min(r->end, r->i_size);
+
+		nr_req++;
+		readpage |= r->origin == NETFS_READPAGE;
+		for (i = 0; i < env->nr_calls; i++) {
+			const struct nk_call *c = &env->calls[i];
+
+			if (c->op != NK_CALL_ISSUE || c->rreq != r->debug_id)
+				continue;
+			nk_check(env, c->start + c->len <= r->i_size,
+				 "R=%x: download {%lld, %zu} beyond i_size %lld",
+				 r->debug_id, c->start, c->len, r->i_size);
+			if (!ex->slices || c->done)
+				continue;
+			nk_check(env, c->start == next &&
+				 c->len == min_t(loff_t, rsize ?: LLONG_MAX, end - next),
+				 "R=%x: download {%lld, %zu}, expected slice at %lld of [%lld, %lld)",
+				 r->debug_id, c->start, c->len, next, r->start, end);
+			next = c->start + c->len;
+		}
+		if (ex->slices)
+			nk_check(env, next >= end,
+				 "R=%x: downloads stop at %lld, request [%lld, %lld)",
+				 r->debug_id, next, r->start, end);
+	}
+	if (ex->request.len) {
+		r = list_first_entry_or_null(&env->rreqs, struct nk_rreq, link);
+		nk_check(env, nr_req == 1 && r->start == ex->request.start &&
+			 r->end == ex->request.start + ex->request.len,
+			 "%u requests, first [%lld, %lld), expected one [%lld, %lld)",
+			 nr_req, r ? r->start : -1, r ? r->end : -1,
+			 ex->request.start, ex->request.start + ex->request.len);
+	}
+	if (ex->readpage)
+		nk_check(env, readpage, "no read_folio request was made");
+}
+
+/* read_folio: exactly one request, for exactly that folio, no expansion. */
+static void nk_check_folio_request(struct nk_env *env)
+{
+	const struct nk_range *f = &env->folio_range;
+	struct nk_rreq *r;
+	unsigned int nr = 0;
+
+	list_for_each_entry(r, &env->rreqs, link) {
+		nr++;
+		nk_check(env, r->origin == NETFS_READPAGE && r->start == f->start &&
+			 r->end == f->start + f->len,
+			 "R=%x: origin %d [%lld, %lld), expected read_folio [%lld, %lld)",
+			 r->debug_id, r->origin, r->start, r->end, f->start,
+			 f->start + f->len);
+	}
+	nk_check(env, nr == 1, "read_folio made %u requests", nr);
+}
+
+/**
+ * nk_check_all - run every check on a quiescent environment
+ * @env: the environment
+ * @scratch: a page of scratch space
+ */
+void nk_check_all(struct nk_env *env, u8 *scratch)
+{
+	const struct nk_scenario *sc = env->sc;
+	unsigned int i;
+
+	nk_check_bookkeeping(env);
+	for (i = 0; i < env->nr_files; i++) {
+		nk_check_page_cache(env, env->files[i], scratch);
+		nk_check_cache_store(env, env->files[i], scratch);
+	}
+	nk_check_calls(env);
+	nk_check_requests(env);
+	if (sc->op == NK_OP_READ_FOLIO && !sc->expect.error && !sc->cache.on)
+		nk_check_folio_request(env);
+}

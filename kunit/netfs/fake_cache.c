@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * netfs KUnit harness: the fake cache.
+ *
+ * It owns the netfs_cache_ops that begin_cache_operation (fake_server.c)
+ * installs, and the cache's store: a per-inode xarray of page-sized
+ * buffers indexed by file page.  struct nk_cache scripts it: what it holds
+ * before the scenario, its granule, whether it is stale, whether it asks
+ * for copies, and faults in its reads.  Its I/O completes through
+ * nk_complete_cache_io(), in the scenario's context like the server's.
+ *
+ * Its calls are recorded under the request's debug_id, which it finds in
+ * cache_priv2 (its own per-request pointer, set when the cache is
+ * installed).
+ */
+
+#include <linux/pagemap.h>
+#include <linux/slab.h>
+#include <linux/uio.h>
+
+#include "harness.h"
+
+bool nk_held(struct nk_inode *ni, loff_t pos)
+{
+	return xa_load(&ni->store, pos >> PAGE_SHIFT);
+}
+
+static unsigned int nk_cres_rreq(struct netfs_cache_resources *cres)
+{
+	struct nk_rreq *r = cres->cache_priv2;
+
+	return r->debug_id;
+}
+
+static void nk_end_operation(struct netfs_cache_resources *cres)
+{
+	struct nk_inode *ni = cres->cache_priv;
+	struct nk_rreq *r = cres->cache_priv2;
+
+	atomic_inc(&r->nr_ended);
+	atomic_inc(&ni->env->n.ended);
+}
+
+/*
+ * Copy count bytes between the store at file position pos and iter, page
+ * by page: into iter for a read (a hole reads as zeroes if clear_holes,
+ * else the copy stops there) or from iter for a write (which allocates the
+ * pages it needs).  Return: the number of bytes copied.
+ */
+static size_t nk_store_copy(struct nk_inode *ni, loff_t pos, size_t count,
+			    struct iov_iter *iter, bool write, bool clear_holes)
+{
+	size_t done = 0;
+
+	while (done < count) {
+		loff_t p = pos + done;
+		size_t off = offset_in_page(p);
+		size_t run = min_t(size_t, count - done, PAGE_SIZE - off);
+		u8 *page = xa_load(&ni->store, p >> PAGE_SHIFT);
+		size_t copied;
+
+		if (write && !page) {
+			page = kzalloc(PAGE_SIZE, GFP_NOFS);
+			if (!page || xa_err(xa_store(&ni->store, p >> PAGE_SHIFT,
+						     page, GFP_NOFS))) {
+				kfree(page);
+				break;
+			}
+		}
+		if (write)
+			copied = copy_from_iter(page + off, run, iter);
+		else if (page)
+			copied = copy_to_iter(page + off, run, iter);
+		else if (clear_holes)
+			copied = iov_iter_zero(run, iter);
+		else
+			break;
+		if (copied != run)
+			break;
+		done += run;
+	}
+	return done;
+}
+
+static int nk_cache_read(struct netfs_cache_resources *cres, loff_t start_pos,
+			 struct iov_iter *iter,
+			 enum netfs_read_from_hole read_hole,
+			 netfs_io_terminated_t term_func, void *term_func_priv)
+{
+	struct nk_inode *ni = cres->cache_priv;
+	struct nk_env *env = ni->env;
+	size_t count = iov_iter_count(iter), done;
+	const struct nk_fault *f;
+	unsigned int call;
+	ssize_t result;
+	loff_t p;
+
+	call = nk_record(env, NK_CALL_CACHE_READ, nk_cres_rreq(cres), start_pos,
+			 count, 0, read_hole);
+	/* prepare_read sent only what the cache holds this way */
+	for (p = start_pos; read_hole != NETFS_READ_HOLE_CLEAR &&
+	     p < start_pos + count; p = round_down(p, PAGE_SIZE) + PAGE_SIZE)
+		if (!nk_held(ni, p)) {
+			atomic_inc(&env->n.hole_reads);
+			break;
+		}
+
+	f = nk_find_fault(env->sc->cache.faults, call);
+	if (f && f->kind == NK_FAULT_SHORT)
+		count = min_t(size_t, count, f->value);
+	if (f && f->kind == NK_FAULT_ZERO)
+		count = 0;
+	/* The cache reads file position start_pos into the start of iter. */
+	done = nk_store_copy(ni, start_pos, count, iter, false,
+			     read_hole == NETFS_READ_HOLE_CLEAR);
+	result = done < count ? -ENODATA : done;
+	if (f && f->kind == NK_FAULT_ERROR)
+		result = f->value;
+	return nk_complete_cache_io(env, call, term_func, term_func_priv, result);
+}
+
+/* Folios being copied to the cache must carry PG_fscache until it ends. */
+static bool nk_count_unmarked(struct folio *folio, void *arg)
+{
+	struct nk_env *env = arg;
+
+	if (!folio_test_fscache(folio))
+		atomic_inc(&env->n.unmarked);
+	return true;
+}
+
+static int nk_cache_write(struct netfs_cache_resources *cres, loff_t start_pos,
+			  struct iov_iter *iter, netfs_io_terminated_t term_func,
+			  void *term_func_priv)
+{
+	struct nk_inode *ni = cres->cache_priv;
+	struct nk_env *env = ni->env;
+	size_t count = iov_iter_count(iter), done;
+	unsigned int call;
+
+	call = nk_record(env, NK_CALL_CACHE_WRITE, nk_cres_rreq(cres), start_pos,
+			 count, 0, 0);
+	nk_walk_folios(ni->netfs.inode.i_mapping, start_pos, start_pos + count,
+		       nk_count_unmarked, env);
+	done = nk_store_copy(ni, start_pos, count, iter, true, false);
+	return nk_complete_cache_io(env, call, term_func, term_func_priv,
+				    done < count ? -ENOBUFS : done);
+}
+
+static void nk_cache_expand_readahead(struct netfs_cache_resources *cres,
+				      loff_t *start, size_t *len, loff_t i_size)
+{
+	struct nk_inode *ni = cres->cache_priv;
+	const struct nk_cache *cs = &ni->env->sc->cache;
+
+	nk_expand(start, len, cs->granule, cs->expand_how);
+}
+
+/*
+ * Read from the cache what it holds, download the rest (and ask for a
+ * copy), zeroes beyond i_size; never across a granule or a change between
+ * held and not held.
+ */
+static enum netfs_io_source nk_prepare_read(struct netfs_io_subrequest *subreq,
+					    loff_t i_size)
+{
+	struct nk_inode *ni = subreq->rreq->cache_resources.cache_priv;
+	const struct nk_cache *cs = &ni->env->sc->cache;
+	loff_t start = subreq->start, end = start + subreq->len, p;
+	bool held = nk_held(ni, start);
+
+	if (start >= i_size)
+		return NETFS_FILL_WITH_ZEROES;
+	if (cs->granule)
+		end = min_t(loff_t, end, round_down(start, cs->granule) + cs->granule);
+	for (p = round_down(start, PAGE_SIZE) + PAGE_SIZE; p < end; p += PAGE_SIZE)
+		if (nk_held(ni, p) != held)
+			break;
+	subreq->len = min(end, p) - start;
+	if (held)
+		return NETFS_READ_FROM_CACHE;
+	if (!cs->no_copy)
+		__set_bit(NETFS_SREQ_COPY_TO_CACHE, &subreq->flags);
+	return NETFS_DOWNLOAD_FROM_SERVER;
+}
+
+/* Whole pages, up to the page that holds i_size */
+static int nk_prepare_write(struct netfs_cache_resources *cres, loff_t *start,
+			    size_t *len, loff_t i_size, bool no_space_allocated_yet)
+{
+	loff_t s = round_down(*start, PAGE_SIZE);
+	loff_t e = round_up(*start + *len, PAGE_SIZE);
+
+	e = min_t(loff_t, e, round_up(i_size, PAGE_SIZE));
+	if (e <= s)
+		return -ENOBUFS;
+	*start = s;
+	*len = e - s;
+	return 0;
+}
+
+static int nk_query_occupancy(struct netfs_cache_resources *cres, loff_t start,
+			      size_t len, size_t granularity, loff_t *data_start,
+			      size_t *data_len)
+{
+	return -ENODATA;
+}
+
+const struct netfs_cache_ops nk_cache_ops = {
+	.end_operation		= nk_end_operation,
+	.read			= nk_cache_read,
+	.write			= nk_cache_write,
+	.expand_readahead	= nk_cache_expand_readahead,
+	.prepare_read		= nk_prepare_read,
+	.prepare_write		= nk_prepare_write,
+	.query_occupancy	= nk_query_occupancy,
+};
+
+/**
+ * nk_cache_fill - make the cache hold part of a file before a scenario
+ * @ni: the file
+ * @start: from here
+ * @len: this many bytes (whole pages)
+ * @junk: hold data that differs from the file (a stale cache)
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int nk_cache_fill(struct nk_inode *ni, loff_t start, loff_t len, bool junk)
+{
+	loff_t p;
+
+	for (p = round_down(start, PAGE_SIZE); p < start + len; p += PAGE_SIZE) {
+		u8 *page = kzalloc(PAGE_SIZE, GFP_KERNEL);
+
+		if (!page)
+			return -ENOMEM;
+		if (junk)
+			memcpy(page, nk_pattern(NK_ALT_ID + 1, p), PAGE_SIZE);
+		else
+			nk_expected(ni, p, page, PAGE_SIZE);
+		kfree(xa_store(&ni->store, p >> PAGE_SHIFT, page, GFP_KERNEL));
+	}
+	return 0;
+}

@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * netfs KUnit harness, private to kunit/netfs: the state of one case and
+ * the functions the role files offer each other.  The suites' files see
+ * only netfs_kunit.h (the scenario language) and, for table-less cases,
+ * this header.
+ *
+ * Who owns what:
+ *   pattern.c      the file content (a position-dependent pattern)
+ *   fake_server.c  the netfs_request_ops, the call records, completions
+ *   fake_cache.c   the netfs_cache_ops and the cache's store
+ *   testfs.c       the test filesystem and the per-case environment
+ *   checks.c       the invariant checks run after an operation
+ *   runner.c       the operations, the watchdog, the table runner
+ *
+ * The fakes never report a failure themselves: they may run after the
+ * case ended (a request that completes late), so they count what they saw
+ * in the environment, and checks.c reports it.
+ */
+#ifndef _NETFS_KUNIT_HARNESS_H
+#define _NETFS_KUNIT_HARNESS_H
+
+#include <linux/netfs.h>
+#include <linux/sizes.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+
+#include "netfs_kunit.h"
+
+#define NK_ALT_ID	1000		/* content of writes and of stale caches */
+#define NK_MAX_CALLS	1200		/* calls recorded */
+#define NK_CALL_LIMIT	1100		/* calls served before failing them */
+#define NK_MAX_FILES	8
+/*
+ * Waits (for an operation to return, for the helper to go quiet) give up
+ * after this long without progress, that is with no counter the wait
+ * watches changing; not after this long in all, so a slow guest that is
+ * still completing I/O is never cut short.
+ */
+#define NK_STALL_MS	5000
+
+enum nk_call_op {
+	NK_CALL_ISSUE,
+	NK_CALL_CACHE_READ,
+	NK_CALL_CACHE_WRITE,
+};
+
+/* One call a fake received, in the order received */
+struct nk_call {
+	enum nk_call_op op;
+	unsigned int rreq;		/* the request's debug_id */
+	loff_t start;
+	size_t len;
+	size_t done;			/* issue_read: subreq->transferred */
+	enum netfs_read_from_hole read_hole;	/* cache read */
+};
+
+/* Per-request records, kept until the end of the case */
+struct nk_rreq {
+	struct list_head link;
+	unsigned int debug_id;
+	enum netfs_io_origin origin;
+	loff_t i_size;
+	loff_t start, end;		/* at free_request */
+	atomic_t nr_free;
+	atomic_t nr_done;
+	atomic_t nr_ended;		/* end_operation of its cache resources */
+	bool cache_began;		/* begin_cache_operation installed the cache */
+};
+
+/* What the fakes count; checks.c compares it with the scenario */
+struct nk_counts {
+	unsigned int issue, cread, cwrite;	/* calls, under nk_env.lock */
+	atomic_t init, free;		/* init_request, free_request */
+	atomic_t began, ended;		/* cache installed, end_operation */
+	atomic_t cwb;			/* check_write_begin */
+	atomic_t inflight;		/* deferred completions not yet run */
+	atomic_t violations;		/* calls after the request ended... */
+	atomic_t unmarked;		/* cache writes without PG_fscache */
+	atomic_t done_early;		/* done with a folio still locked */
+	atomic_t hole_reads;		/* cache reads of what it does not hold */
+};
+
+struct nk_env {
+	struct kunit *test;
+	const struct nk_scenario *sc;
+	enum nk_ctx ctx;
+	enum nk_folios folios;
+	struct vfsmount *mnt;
+	struct workqueue_struct *wq;
+	struct file *files[NK_MAX_FILES];
+	unsigned int nr_files;
+	unsigned int next_id;
+	bool concurrent;		/* other threads may lock folios too */
+	bool broken;			/* leave everything: teardown could hang */
+
+	spinlock_t lock;		/* protects rreqs and the call records */
+	struct list_head rreqs;
+	struct nk_call *calls;
+	unsigned int nr_calls;
+	bool overflow;			/* more than NK_CALL_LIMIT calls */
+	struct nk_counts n;
+	unsigned int leftover;		/* folios ->readahead did not take */
+	struct nk_range folio_range;	/* the folio NK_OP_READ_FOLIO made */
+	bool have_stats;		/* netfs_stats_show() gives rr= and sr= */
+	int stat_rreq, stat_sreq;	/* their values before the scenario */
+};
+
+struct nk_inode {
+	struct netfs_inode netfs;
+	struct nk_env *env;
+	unsigned int id;
+	loff_t content;			/* bytes below this hold the pattern */
+	struct nk_range overlay;	/* bytes written by the test */
+	struct xarray store;		/* the fake cache: page index -> page */
+	bool stale;
+};
+
+static inline struct nk_inode *NK_I(struct inode *inode)
+{
+	return container_of(inode, struct nk_inode, netfs.inode);
+}
+
+/* pattern.c */
+void nk_init_pattern(void);
+const u8 *nk_pattern(unsigned int id, loff_t pos);
+#define NK_PATTERN_RUN	SZ_64K	/* nk_pattern() is contiguous this far */
+void nk_expected(struct nk_inode *ni, loff_t pos, u8 *buf, size_t n);
+bool nk_compare(struct nk_env *env, struct nk_inode *ni, const char *what,
+		loff_t pos, const u8 *data, size_t n, u8 *scratch);
+
+/* fake_server.c */
+extern const struct netfs_request_ops nk_netfs_ops;
+extern const struct netfs_request_ops nk_netfs_ops_nocache;
+unsigned int nk_record(struct nk_env *env, enum nk_call_op op, unsigned int rreq,
+		       loff_t start, size_t len, size_t done,
+		       enum netfs_read_from_hole read_hole);
+const struct nk_fault *nk_find_fault(const struct nk_fault *faults,
+				     unsigned int n);
+void nk_expand(loff_t *start, size_t *len, size_t block, unsigned int how);
+int nk_complete_cache_io(struct nk_env *env, unsigned int call,
+			 netfs_io_terminated_t term, void *priv, ssize_t result);
+
+/* fake_cache.c */
+extern const struct netfs_cache_ops nk_cache_ops;
+bool nk_held(struct nk_inode *ni, loff_t pos);
+int nk_cache_fill(struct nk_inode *ni, loff_t start, loff_t len, bool junk);
+
+/* testfs.c */
+struct nk_env *nk_env_create(struct kunit *test, const struct nk_scenario *sc,
+			     enum nk_ctx ctx, enum nk_folios folios);
+struct file *nk_new_file(struct nk_env *env, loff_t size);
+void nk_progress(struct nk_env *env, int now[8]);
+bool nk_wait(struct nk_env *env,
+	     bool (*until)(struct nk_env *env, const int *now, void *arg),
+	     void *arg, int now[8]);
+bool nk_quiesce(struct nk_env *env);
+void nk_reset_records(struct nk_env *env);
+void nk_env_destroy(struct nk_env *env);
+
+/* checks.c */
+__printf(2, 3) void nk_fail(struct nk_env *env, const char *fmt, ...);
+#define nk_check(env, cond, fmt, ...)					\
+	do {								\
+		if (!(cond))						\
+			nk_fail(env, fmt, ##__VA_ARGS__);		\
+	} while (0)
+void nk_walk_folios(struct address_space *mapping, loff_t start, loff_t end,
+		    bool (*fn)(struct folio *folio, void *arg), void *arg);
+void nk_check_all(struct nk_env *env, u8 *scratch);
+void nk_check_count(struct nk_env *env, const char *what, unsigned int got,
+		    int want);
+
+/* runner.c */
+/**
+ * struct nk_job - one operation, run in a thread of its own
+ * @env: the environment
+ * @file: the file it works on
+ * @op: what it does (NK_OP_*)
+ * @pos: where
+ * @len: how much
+ * @folios: the folio size it makes (NK_OP_READAHEAD, NK_OP_READ_FOLIO)
+ * @ret: what it returned
+ * @buf: for NK_OP_READ, what it read (kvmalloc'd, freed by nk_job_free())
+ */
+struct nk_job {
+	struct nk_env *env;
+	struct file *file;
+	enum nk_op op;
+	loff_t pos;
+	size_t len;
+	enum nk_folios folios;
+	long ret;
+	u8 *buf;
+	/* private to runner.c */
+	struct completion done;
+};
+
+bool nk_run_jobs(struct nk_env *env, struct nk_job **jobs, unsigned int n);
+struct nk_job *nk_job_new(struct nk_env *env, struct file *file,
+			  enum nk_op op, loff_t pos, size_t len);
+void nk_job_free(struct nk_job *job);
+bool nk_run_op(struct nk_env *env, struct file *file, enum nk_op op,
+	       loff_t pos, size_t len, enum nk_folios folios);
+void nk_finish(struct nk_env *env, u8 *scratch);
+
+#endif /* _NETFS_KUNIT_HARNESS_H */

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * netfs KUnit harness: the content of the test files.
+ *
+ * The byte at position pos of file id is nk_tile[(pos + id * NK_ID_STRIDE)
+ * % NK_PERIOD].  NK_PERIOD is prime and every tile byte is non-zero, so
+ * that misplaced data (even by whole pages), stale data, missing data and
+ * zeroed data all show byte for byte.  The tile is followed by a copy of its
+ * first NK_PATTERN_RUN bytes, so that nk_pattern() gives that many
+ * contiguous bytes for copy_to_iter() and memcpy().
+ *
+ * What a file holds is the pattern below nk_inode.content, zeros from there
+ * to i_size, and the pattern of NK_ALT_ID where the test wrote (the
+ * overlay).  nk_expected() builds that; nk_compare() checks data against it.
+ */
+
+#include <kunit/test.h>
+#include <linux/math64.h>
+#include <linux/sizes.h>
+#include <linux/string.h>
+
+#include "harness.h"
+
+#define NK_PERIOD	65521U		/* prime: misplacements of whole pages show */
+#define NK_ID_STRIDE	7919U
+
+static u8 nk_tile[NK_PERIOD + NK_PATTERN_RUN];
+
+void nk_init_pattern(void)
+{
+	u32 x = 0x9e3779b9;
+	unsigned int i;
+
+	if (nk_tile[0])
+		return;
+	for (i = 0; i < NK_PERIOD; i++) {
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		nk_tile[i] = 1 + x % 255;
+	}
+	memcpy(nk_tile + NK_PERIOD, nk_tile, NK_PATTERN_RUN);
+}
+
+const u8 *nk_pattern(unsigned int id, loff_t pos)
+{
+	u32 rem;
+
+	div_u64_rem(pos + (u64)id * NK_ID_STRIDE, NK_PERIOD, &rem);
+	return nk_tile + rem;
+}
+
+/* The expected content of [pos, pos + n) of a file, into buf. */
+void nk_expected(struct nk_inode *ni, loff_t pos, u8 *buf, size_t n)
+{
+	loff_t ov_end = ni->overlay.start + ni->overlay.len;
+	size_t i = 0;
+
+	while (i < n) {
+		loff_t p = pos + i;
+		size_t run = min_t(size_t, n - i, NK_PATTERN_RUN);
+
+		if (ni->overlay.len && p >= ni->overlay.start && p < ov_end) {
+			run = min_t(loff_t, run, ov_end - p);
+			memcpy(buf + i, nk_pattern(NK_ALT_ID, p), run);
+		} else {
+			if (ni->overlay.len && p < ni->overlay.start)
+				run = min_t(loff_t, run, ni->overlay.start - p);
+			if (p < ni->content) {
+				run = min_t(loff_t, run, ni->content - p);
+				memcpy(buf + i, nk_pattern(ni->id, p), run);
+			} else {
+				memset(buf + i, 0, run);
+			}
+		}
+		i += run;
+	}
+}
+
+/* Compare n bytes at pos with the expected content; report the first bad one. */
+bool nk_compare(struct nk_env *env, struct nk_inode *ni, const char *what,
+		loff_t pos, const u8 *data, size_t n, u8 *scratch)
+{
+	size_t i, chunk;
+
+	for (i = 0; i < n; i += chunk) {
+		size_t j;
+
+		chunk = min_t(size_t, n - i, PAGE_SIZE);
+		nk_expected(ni, pos + i, scratch, chunk);
+		if (!memcmp(data + i, scratch, chunk))
+			continue;
+		for (j = 0; j < chunk; j++)
+			if (data[i + j] != scratch[j])
+				break;
+		nk_check(env, false, "%s: byte %lld is %#x, expected %#x",
+			 what, pos + i + j, data[i + j], scratch[j]);
+		return false;
+	}
+	return true;
+}

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * netfs_read_folio: the suite of netfs_read_folio(): one folio,
+ * synchronously, no expansion.
+ *
+ * Each entry is one scenario (struct nk_scenario in netfs_kunit.h): the
+ * file, the operation, the fake server's and the fake cache's scripts, and
+ * what must be seen afterwards.  After each run the harness checks the
+ * page cache byte for byte, the folio states, the calls the fakes saw and
+ * the request bookkeeping.  Adding a regression case is adding one entry.
+ */
+
+#include <linux/sizes.h>
+
+#include "netfs_kunit.h"
+
+static const struct nk_scenario read_folio_scenarios[] = {
+	{ .name = "middle", .size = SZ_64K, .op = NK_OP_READ_FOLIO, .pos = SZ_16K,
+	  .expect = { .server_calls = 1, .slices = true } },
+	{ .name = "not_expanded", .size = SZ_64K, .op = NK_OP_READ_FOLIO,
+	  .pos = SZ_16K,
+	  .server = { .expand = SZ_64K, .expand_how = NK_EXPAND_BOTH },
+	  .expect = { .server_calls = 1, .slices = true } },
+	{ .name = "eof_folio", .size = 5000, .op = NK_OP_READ_FOLIO, .pos = PG,
+	  .expect = { .server_calls = 1, .slices = true } },
+	{ .name = "beyond_eof", .size = 5000, .op = NK_OP_READ_FOLIO, .pos = SZ_64K,
+	  .expect = { .server_calls = NK_NONE } },
+	{ .name = "rsize_1000", .size = SZ_64K, .op = NK_OP_READ_FOLIO,
+	  .pos = SZ_16K, .server = { .rsize = 1000 }, .expect = { .slices = true } },
+	{ .name = "beyond_4gib", .size = SZ_4G + SZ_1G, .op = NK_OP_READ_FOLIO,
+	  .pos = SZ_4G + SZ_16K, .expect = { .server_calls = 1, .slices = true } },
+	{ .name = "error", .size = SZ_64K, .op = NK_OP_READ_FOLIO, .pos = SZ_16K,
+	  .server = { .faults = { { 1, NK_FAULT_ERROR, -EIO } } },
+	  .expect = { .error = -EIO, .server_calls = 1, .bad = { SZ_16K, 1 } } },
+	{ .name = "no_progress_twice", .size = SZ_64K, .op = NK_OP_READ_FOLIO,
+	  .pos = SZ_16K,
+	  .server = { .faults = { { 1, NK_FAULT_ZERO }, { 2, NK_FAULT_ZERO } } },
+	  .expect = { .error = -ENODATA, .server_calls = 2, .bad = { SZ_16K, 1 } } },
+	{ .name = "init_request_error", .size = SZ_64K, .op = NK_OP_READ_FOLIO,
+	  .pos = SZ_16K, .server = { .init_error = -ENOMEM },
+	  .expect = { .error = -ENOMEM, .server_calls = NK_NONE,
+		      .bad = { SZ_16K, 1 } } },
+	{ .name = "begin_cache_enomem", .size = SZ_64K, .op = NK_OP_READ_FOLIO,
+	  .pos = SZ_16K, .cache = { .begin_error = -ENOMEM },
+	  .expect = { .error = -ENOMEM, .server_calls = NK_NONE,
+		      .bad = { SZ_16K, 1 } } },
+	{ .name = "from_cache", .size = SZ_64K, .op = NK_OP_READ_FOLIO,
+	  .pos = SZ_16K, .cache = { .on = true, .held = { { 0, SZ_64K } } },
+	  .expect = { .server_calls = NK_NONE, .cache_reads = 1,
+		      .cache_writes = NK_NONE } },
+	{ .name = "to_cache", .size = SZ_64K, .op = NK_OP_READ_FOLIO, .pos = SZ_16K,
+	  .cache = { .on = true },
+	  .expect = { .server_calls = 1, .cache_writes = 1,
+		      .cached = { SZ_16K, PG } } },
+	{ .name = "read_cache_folio", .size = SZ_64K, .op = NK_OP_CACHE_FOLIO,
+	  .pos = 2 * PG, .folios = SMALL_ONLY,
+	  .expect = { .server_calls = 1, .calls = { { 2 * PG, PG } } } },
+	{ .name = "read_cache_folio_error", .size = SZ_64K, .op = NK_OP_CACHE_FOLIO,
+	  .pos = 2 * PG, .folios = SMALL_ONLY,
+	  .server = { .faults = { { 1, NK_FAULT_ERROR, -EIO } } },
+	  .expect = { .error = -EIO, .bad = { 2 * PG, 1 } } },
+};
+
+NK_TABLE_SUITE(read_folio, "netfs_read_folio");

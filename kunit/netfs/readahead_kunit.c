@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * netfs_readahead: the suite of netfs_readahead(), through kernel_read()
+ * and explicit readahead windows: whole-file reads, slicing, short reads,
+ * EOF, errors.
+ *
+ * Each entry is one scenario (struct nk_scenario in netfs_kunit.h): the
+ * file, the operation, the fake server's and the fake cache's scripts, and
+ * what must be seen afterwards.  After each run the harness checks the
+ * page cache byte for byte, the folio states, the calls the fakes saw and
+ * the request bookkeeping.  Adding a regression case is adding one entry.
+ */
+
+#include <linux/sizes.h>
+
+#include "netfs_kunit.h"
+
+static const struct nk_scenario readahead_scenarios[] = {
+	/* 1. whole-file reads of every interesting size, any offset */
+	{ .name = "empty_file", .size = 0, .op = NK_OP_READ, .len = SZ_4K,
+	  .expect = { .server_calls = NK_NONE } },
+	{ .name = "one_byte", .size = 1, .op = NK_OP_READ, .len = SZ_4K,
+	  .expect = { .server_calls = 1, .calls = { { 0, 1 } } } },
+	{ .name = "page_minus_one", .size = PG - 1, .op = NK_OP_READ, .len = 2 * PG,
+	  .expect = { .server_calls = 1, .calls = { { 0, PG - 1 } } } },
+	{ .name = "one_page", .size = PG, .op = NK_OP_READ, .len = 2 * PG,
+	  .expect = { .server_calls = 1, .calls = { { 0, PG } } } },
+	{ .name = "page_plus_one", .size = PG + 1, .op = NK_OP_READ, .len = 3 * PG,
+	  .expect = { .slices = true } },
+	{ .name = "three_mib", .size = 3 * SZ_1M + 1234, .op = NK_OP_READ,
+	  .len = 3 * SZ_1M + 1234, .expect = { .slices = true } },
+	{ .name = "across_page_boundary", .size = 3 * PG, .op = NK_OP_READ,
+	  .pos = PG - 1, .len = 2, .expect = { .slices = true } },
+	{ .name = "middle_of_file", .size = SZ_1M, .op = NK_OP_READ,
+	  .pos = 300000, .len = 100000, .expect = { .slices = true } },
+	{ .name = "last_byte", .size = 10000, .op = NK_OP_READ, .pos = 9999,
+	  .len = 1, .expect = { .slices = true } },
+	{ .name = "straddles_eof", .size = 10000, .op = NK_OP_READ, .pos = 8000,
+	  .len = 4000, .expect = { .slices = true } },
+	{ .name = "read_at_eof", .size = 5000, .op = NK_OP_READ, .pos = 8192,
+	  .len = PG, .expect = { .server_calls = NK_NONE } },
+	{ .name = "across_4gib", .size = SZ_4G + SZ_1G + 1000, .op = NK_OP_READ,
+	  .pos = SZ_4G - 2048, .len = SZ_64K, .server = { .rsize = SZ_16K },
+	  .expect = { .slices = true } },
+	{ .name = "window_across_4gib", .size = SZ_4G + SZ_1G + 1000,
+	  .op = NK_OP_READAHEAD, .pos = SZ_4G - SZ_32K, .len = SZ_64K,
+	  .server = { .rsize = SZ_16K },
+	  .expect = { .server_calls = 4, .slices = true,
+		      .calls = { { SZ_4G - SZ_32K, SZ_16K }, { SZ_4G - SZ_16K, SZ_16K },
+				 { SZ_4G, SZ_16K }, { SZ_4G + SZ_16K, SZ_16K } } } },
+
+	/* 2. slicing by clamp_length */
+	{ .name = "rsize_4k", .size = SZ_1M, .op = NK_OP_READAHEAD, .len = SZ_64K,
+	  .server = { .rsize = SZ_4K },
+	  .expect = { .server_calls = 16, .slices = true } },
+	{ .name = "rsize_5000", .size = SZ_1M, .op = NK_OP_READAHEAD, .len = SZ_64K,
+	  .server = { .rsize = 5000 },
+	  .expect = { .server_calls = 14, .slices = true,
+		      .calls = { { 0, 5000 }, { 5000, 5000 }, { 10000, 5000 } } } },
+	{ .name = "rsize_16k", .size = SZ_1M, .op = NK_OP_READAHEAD, .len = SZ_64K,
+	  .server = { .rsize = SZ_16K },
+	  .expect = { .server_calls = 4, .slices = true } },
+	{ .name = "rsize_1m", .size = SZ_4M, .op = NK_OP_READAHEAD, .len = SZ_2M,
+	  .server = { .rsize = SZ_1M },
+	  .expect = { .server_calls = 2,
+		      .calls = { { 0, SZ_1M }, { SZ_1M, SZ_1M } } } },
+	{ .name = "rsize_5000_to_eof", .size = 30000, .op = NK_OP_READAHEAD,
+	  .len = SZ_32K, .server = { .rsize = 5000 },
+	  .expect = { .server_calls = 6, .slices = true } },
+	{ .name = "read_rsize_5000", .size = SZ_1M, .op = NK_OP_READ, .len = SZ_1M,
+	  .server = { .rsize = 5000 }, .expect = { .slices = true } },
+
+	/* 3. expand_readahead by the netfs */
+	{ .name = "expand_start", .size = SZ_1M, .op = NK_OP_READAHEAD,
+	  .pos = SZ_16K, .len = SZ_16K,
+	  .server = { .expand = SZ_64K, .expand_how = NK_EXPAND_START },
+	  .expect = { .request = { 0, SZ_32K }, .slices = true } },
+	{ .name = "expand_end", .size = SZ_1M, .op = NK_OP_READAHEAD,
+	  .pos = SZ_16K, .len = SZ_16K,
+	  .server = { .expand = SZ_64K, .expand_how = NK_EXPAND_END },
+	  .expect = { .request = { SZ_16K, (SZ_32K + SZ_16K) }, .slices = true } },
+	{ .name = "expand_both", .size = SZ_1M, .op = NK_OP_READAHEAD,
+	  .pos = SZ_16K, .len = SZ_16K,
+	  .server = { .expand = SZ_64K, .expand_how = NK_EXPAND_BOTH },
+	  .expect = { .request = { 0, SZ_64K }, .slices = true } },
+	{ .name = "expand_stops_at_cached_folio", .size = SZ_1M,
+	  .op = NK_OP_READAHEAD, .pos = SZ_16K, .len = SZ_16K, .pre = { 0, PG },
+	  .server = { .expand = SZ_64K, .expand_how = NK_EXPAND_START },
+	  .expect = { .request = { PG, SZ_32K - PG }, .server_calls = 1,
+		      .calls = { { PG, SZ_32K - PG } } } },
+	{ .name = "expand_past_eof", .size = 40000, .op = NK_OP_READAHEAD,
+	  .pos = SZ_16K, .len = SZ_16K,
+	  .server = { .expand = SZ_64K, .expand_how = NK_EXPAND_BOTH },
+	  .expect = { .request = { 0, SZ_64K }, .slices = true,
+		      .calls = { { 0, 40000 } } } },
+
+	/* 4. short reads */
+	{ .name = "short_once", .size = SZ_1M, .op = NK_OP_READAHEAD, .len = SZ_16K,
+	  .server = { .faults = { { 1, NK_FAULT_SHORT, 1000 } } },
+	  .expect = { .server_calls = 2,
+		      .calls = { { 0, SZ_16K, 0 }, { 0, SZ_16K, 1000 } } } },
+	{ .name = "short_steps", .size = SZ_1M, .op = NK_OP_READAHEAD, .len = SZ_16K,
+	  .server = { .step = 3000 },
+	  .expect = { .server_calls = 6,
+		      .calls = { { 0, SZ_16K, 0 }, { 0, SZ_16K, 3000 },
+				 { 0, SZ_16K, 6000 }, { 0, SZ_16K, 9000 },
+				 { 0, SZ_16K, 12000 }, { 0, SZ_16K, 15000 } } } },
+	{ .name = "no_progress_once", .size = SZ_1M, .op = NK_OP_READAHEAD,
+	  .len = SZ_16K, .server = { .faults = { { 1, NK_FAULT_ZERO } } },
+	  .expect = { .server_calls = 2,
+		      .calls = { { 0, SZ_16K, 0 }, { 0, SZ_16K, 0 } } } },
+	{ .name = "no_progress_twice", .size = SZ_1M, .op = NK_OP_READAHEAD,
+	  .len = SZ_16K,
+	  .server = { .faults = { { 1, NK_FAULT_ZERO }, { 2, NK_FAULT_ZERO } } },
+	  .expect = { .server_calls = 2, .bad = { 0, SZ_16K } } },
+	{ .name = "short_then_shrink", .size = SZ_64K, .op = NK_OP_READAHEAD,
+	  .len = SZ_64K,
+	  .server = { .step = 5000, .resize_at = 3, .resize_to = 12000,
+		      .clear_tail = true },
+	  .expect = { .server_calls = 3 } },
+	{ .name = "clear_tail_at_server_eof", .size = 12000, .op = NK_OP_READAHEAD,
+	  .len = SZ_16K,
+	  .server = { .resize_at = 1, .resize_to = 5000, .clear_tail = true },
+	  .expect = { .server_calls = 1, .calls = { { 0, 12000 } } } },
+
+	/* 5. EOF */
+	{ .name = "eof_in_window", .size = 10000, .op = NK_OP_READAHEAD,
+	  .len = SZ_64K,
+	  .expect = { .server_calls = 1, .calls = { { 0, 10000 } } } },
+	{ .name = "eof_on_page", .size = 2 * PG, .op = NK_OP_READAHEAD,
+	  .len = SZ_32K,
+	  .expect = { .server_calls = 1, .calls = { { 0, 2 * PG } } } },
+	{ .name = "window_beyond_eof", .size = 2 * PG, .op = NK_OP_READAHEAD,
+	  .pos = SZ_16K, .len = SZ_16K, .expect = { .server_calls = NK_NONE } },
+	{ .name = "shrinks_during_read", .size = SZ_64K, .op = NK_OP_READAHEAD,
+	  .len = SZ_64K,
+	  .server = { .rsize = SZ_16K, .resize_at = 2, .resize_to = 20000,
+		      .clear_tail = true },
+	  .expect = { .server_calls = 4, .slices = true } },
+
+	/* 6. errors */
+	{ .name = "error_in_one_of_four", .size = SZ_1M, .op = NK_OP_READAHEAD,
+	  .len = SZ_64K,
+	  .server = { .rsize = SZ_16K, .faults = { { 2, NK_FAULT_ERROR, -EIO } } },
+	  .expect = { .server_calls = 4, .bad = { SZ_16K, SZ_16K } } },
+	{ .name = "error_left_to_read_folio", .size = SZ_64K, .op = NK_OP_READ,
+	  .len = SZ_64K,
+	  .server = { .rsize = SZ_16K, .faults = { { 1, NK_FAULT_ERROR, -EIO } } },
+	  .expect = { .readpage = true } },
+	{ .name = "begin_cache_eintr", .size = SZ_1M, .op = NK_OP_READAHEAD,
+	  .len = SZ_16K, .cache = { .begin_error = -EINTR },
+	  .expect = { .server_calls = NK_NONE } },
+	{ .name = "begin_cache_enobufs", .size = SZ_1M, .op = NK_OP_READAHEAD,
+	  .len = SZ_64K, .server = { .rsize = SZ_16K },
+	  .cache = { .begin_error = -ENOBUFS },
+	  .expect = { .server_calls = 4, .slices = true } },
+};
+
+NK_TABLE_SUITE(readahead, "netfs_readahead");

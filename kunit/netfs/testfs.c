@@ -1,0 +1,454 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * netfs KUnit harness: the test filesystem and the per-case environment.
+ *
+ * The test filesystem is mounted with kern_mount() for each case.  Each
+ * file is an inode from new_inode() wrapped in a struct netfs_inode, with
+ * a struct file from alloc_file_pseudo().  Its address_space_operations
+ * are the netfs helpers, so that reads go through the real VFS, VM and
+ * page cache.  The superblock has a real bdi (super_setup_bdi()), so that
+ * readahead happens.
+ *
+ * The environment (struct nk_env) is everything one case needs: the
+ * mount, the files, the workqueue for deferred completions, and the
+ * records the fakes keep.  This file makes it, waits for the helper to go
+ * quiet, and tears it down, or leaves it alone when the case broke it.
+ */
+
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/module.h>
+#include <linux/mount.h>
+#include <linux/pagemap.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "harness.h"
+
+#define NK_MAGIC	0x6e6b7566
+
+static struct inode *nk_alloc_inode(struct super_block *sb)
+{
+	struct nk_inode *ni = kzalloc(sizeof(*ni), GFP_KERNEL);
+
+	if (!ni)
+		return NULL;
+	inode_init_once(&ni->netfs.inode);
+	xa_init(&ni->store);
+	return &ni->netfs.inode;
+}
+
+static void nk_free_inode(struct inode *inode)
+{
+	kfree(NK_I(inode));
+}
+
+static void nk_evict_inode(struct inode *inode)
+{
+	struct nk_inode *ni = NK_I(inode);
+	unsigned long index;
+	void *page;
+
+	truncate_inode_pages_final(&inode->i_data);
+	clear_inode(inode);
+	xa_for_each(&ni->store, index, page)
+		kfree(page);
+	xa_destroy(&ni->store);
+}
+
+static const struct super_operations nk_sops = {
+	.alloc_inode	= nk_alloc_inode,
+	.free_inode	= nk_free_inode,
+	.evict_inode	= nk_evict_inode,
+	.statfs		= simple_statfs,
+};
+
+static int nk_fill_super(struct super_block *sb, void *data, int silent)
+{
+	struct inode *root;
+	int ret;
+
+	sb->s_maxbytes = MAX_LFS_FILESIZE;
+	sb->s_blocksize = PAGE_SIZE;
+	sb->s_blocksize_bits = PAGE_SHIFT;
+	sb->s_magic = NK_MAGIC;
+	sb->s_op = &nk_sops;
+	sb->s_time_gran = 1;
+	/* A real bdi: with init_pseudo()'s no-op bdi there is no readahead. */
+	ret = super_setup_bdi(sb);
+	if (ret)
+		return ret;
+	root = new_inode(sb);
+	if (!root)
+		return -ENOMEM;
+	root->i_ino = 1;
+	root->i_mode = S_IFDIR | 0755;
+	root->i_op = &simple_dir_inode_operations;
+	root->i_fop = &simple_dir_operations;
+	set_nlink(root, 2);
+	sb->s_root = d_make_root(root);
+	return sb->s_root ? 0 : -ENOMEM;
+}
+
+static struct dentry *nk_mount(struct file_system_type *fs_type, int flags,
+			       const char *dev_name, void *data)
+{
+	return mount_nodev(fs_type, flags, data, nk_fill_super);
+}
+
+static struct file_system_type nk_fs_type = {
+	.owner		= THIS_MODULE,
+	.name		= "netfs_kunit",
+	.mount		= nk_mount,
+	.kill_sb	= kill_anon_super,
+};
+
+static int nk_write_begin(struct file *file, struct address_space *mapping,
+			  loff_t pos, unsigned int len, struct page **pagep,
+			  void **fsdata)
+{
+	struct folio *folio;
+	int ret;
+
+	ret = netfs_write_begin(netfs_inode(mapping->host), file, mapping, pos,
+				len, &folio, fsdata);
+	if (ret < 0)
+		return ret;
+	*pagep = folio_file_page(folio, pos >> PAGE_SHIFT);
+	return 0;
+}
+
+static int nk_write_end(struct file *file, struct address_space *mapping,
+			loff_t pos, unsigned int len, unsigned int copied,
+			struct page *page, void *fsdata)
+{
+	struct folio *folio = page_folio(page);
+	struct inode *inode = mapping->host;
+
+	if (!folio_test_uptodate(folio)) {
+		if (copied < len) {
+			copied = 0;
+			goto out;
+		}
+		folio_mark_uptodate(folio);
+	}
+	if (pos + copied > i_size_read(inode))
+		i_size_write(inode, pos + copied);
+out:
+	folio_unlock(folio);
+	folio_put(folio);
+	return copied;
+}
+
+static void nk_invalidate_folio(struct folio *folio, size_t offset, size_t len)
+{
+	folio_wait_fscache(folio);
+}
+
+static bool nk_release_folio(struct folio *folio, gfp_t gfp)
+{
+	if (folio_test_fscache(folio)) {
+		/* a broken case's PG_fscache may never end: never wait on it */
+		if (NK_I(folio->mapping->host)->env->broken)
+			return false;
+		if (!gfpflags_allow_blocking(gfp) || !(gfp & __GFP_FS))
+			return false;
+		folio_wait_fscache(folio);
+	}
+	return true;
+}
+
+static const struct address_space_operations nk_aops = {
+	.read_folio		= netfs_read_folio,
+	.readahead		= netfs_readahead,
+	.write_begin		= nk_write_begin,
+	.write_end		= nk_write_end,
+	.dirty_folio		= noop_dirty_folio,
+	.invalidate_folio	= nk_invalidate_folio,
+	.release_folio		= nk_release_folio,
+};
+
+static const struct file_operations nk_fops = {
+	.llseek		= generic_file_llseek,
+	.read_iter	= generic_file_read_iter,
+	.write_iter	= generic_file_write_iter,
+};
+
+/* ---- the per-case environment ---- */
+
+/*
+ * The helper's live request and subrequest counts, read the way a user
+ * reads them: the rr= and sr= fields that netfs_stats_show() prints.  They
+ * rise when a (sub)request is allocated and fall when it is freed, so a
+ * scenario that freed everything leaves them where they were.  Without
+ * CONFIG_NETFS_STATS, or if the fields are missing, there is nothing to
+ * compare and the harness relies on its own records.
+ */
+static bool nk_netfs_stats(int *rreq, int *sreq)
+{
+	char buf[256];
+	struct seq_file m = { .buf = buf, .size = sizeof(buf) };
+	const char *rr, *sr;
+
+	if (!IS_ENABLED(CONFIG_NETFS_STATS))
+		return false;
+	netfs_stats_show(&m);
+	buf[min(m.count, sizeof(buf) - 1)] = '\0';
+	rr = strstr(buf, " rr=");
+	sr = strstr(buf, " sr=");
+	return rr && sr && sscanf(rr, " rr=%d", rreq) == 1 &&
+		sscanf(sr, " sr=%d", sreq) == 1;
+}
+
+/**
+ * nk_env_create - mount the test filesystem for one case
+ * @test: the case
+ * @sc: the scenario the fakes follow
+ * @ctx: the completion context
+ * @folios: the folio size
+ *
+ * Return: the environment, or NULL (the case has failed).
+ */
+struct nk_env *nk_env_create(struct kunit *test, const struct nk_scenario *sc,
+			     enum nk_ctx ctx, enum nk_folios folios)
+{
+	struct nk_env *env = kzalloc(sizeof(*env), GFP_KERNEL);
+
+	if (!env)
+		return NULL;
+	env->calls = kvcalloc(NK_MAX_CALLS, sizeof(*env->calls), GFP_KERNEL);
+	env->wq = alloc_workqueue("netfs_kunit", WQ_UNBOUND, 0);
+	env->mnt = kern_mount(&nk_fs_type);
+	if (!env->calls || !env->wq || IS_ERR(env->mnt)) {
+		KUNIT_FAIL(test, "cannot set up: mount %ld",
+			   PTR_ERR_OR_ZERO(env->mnt));
+		if (!IS_ERR(env->mnt))
+			kern_unmount(env->mnt);
+		if (env->wq)
+			destroy_workqueue(env->wq);
+		kvfree(env->calls);
+		kfree(env);
+		return NULL;
+	}
+	env->test = test;
+	env->sc = sc;
+	env->ctx = ctx;
+	env->folios = folios;
+	spin_lock_init(&env->lock);
+	INIT_LIST_HEAD(&env->rreqs);
+	env->have_stats = nk_netfs_stats(&env->stat_rreq, &env->stat_sreq);
+	return env;
+}
+
+/**
+ * nk_new_file - make a file of the test filesystem
+ * @env: the environment
+ * @size: its size, all of it the pattern
+ *
+ * Return: the file (put by nk_env_destroy()), or an ERR_PTR.
+ */
+struct file *nk_new_file(struct nk_env *env, loff_t size)
+{
+	struct inode *inode = new_inode(env->mnt->mnt_sb);
+	struct nk_inode *ni;
+	struct file *file;
+
+	if (!inode || env->nr_files >= NK_MAX_FILES) {
+		iput(inode);
+		return ERR_PTR(-ENOMEM);
+	}
+	ni = NK_I(inode);
+	ni->env = env;
+	ni->id = ++env->next_id;
+	ni->content = size;
+	inode->i_ino = get_next_ino();
+	inode->i_mode = S_IFREG | 0644;
+	inode->i_flags |= S_NOATIME | S_NOCMTIME;
+	inode->i_mapping->a_ops = &nk_aops;
+	i_size_write(inode, size);
+	netfs_inode_init(&ni->netfs, env->sc->cache.absent ?
+			 &nk_netfs_ops_nocache : &nk_netfs_ops);
+	if (env->folios == NK_FOLIOS_LARGE)
+		mapping_set_large_folios(inode->i_mapping);
+
+	file = alloc_file_pseudo(inode, env->mnt, "netfs_kunit",
+				 O_RDWR | O_LARGEFILE, &nk_fops);
+	if (IS_ERR(file)) {
+		iput(inode);
+		return file;
+	}
+	/* alloc_file_pseudo() leaves ra_pages at 0: one-page readahead */
+	file_ra_state_init(&file->f_ra, inode->i_mapping);
+	env->files[env->nr_files++] = file;
+	return file;
+}
+
+/**
+ * nk_progress - what the waits watch for progress
+ * @env: the environment
+ * @now: filled in: I/Os in flight, requests freed and made, cache
+ *	operations ended and begun, calls received, netfs's rr= and sr=
+ */
+void nk_progress(struct nk_env *env, int now[8])
+{
+	now[0] = atomic_read(&env->n.inflight);
+	now[1] = atomic_read(&env->n.free);
+	now[2] = atomic_read(&env->n.init);
+	now[3] = atomic_read(&env->n.ended);
+	now[4] = atomic_read(&env->n.began);
+	now[5] = READ_ONCE(env->n.issue) + READ_ONCE(env->n.cread) +
+		READ_ONCE(env->n.cwrite);
+	now[6] = env->stat_rreq;
+	now[7] = env->stat_sreq;
+	if (env->have_stats)
+		nk_netfs_stats(&now[6], &now[7]);
+}
+
+/**
+ * nk_wait - wait while the helper makes progress
+ * @env: the environment
+ * @until: the wait is over when this returns true, given the counters
+ * @arg: its argument
+ * @now: the counters last seen (see nk_progress()), for the caller
+ *
+ * Gives up after NK_STALL_MS in which no counter changed, however long
+ * the wait has been: a slow guest still completing I/O is not cut short.
+ *
+ * Return: true once @until is true, false if the helper stalled.
+ */
+bool nk_wait(struct nk_env *env,
+	     bool (*until)(struct nk_env *env, const int *now, void *arg),
+	     void *arg, int now[8])
+{
+	unsigned long deadline = jiffies + msecs_to_jiffies(NK_STALL_MS);
+	int last[8] = { -1 };
+
+	for (;;) {
+		nk_progress(env, now);
+		if (until(env, now, arg))
+			return true;
+		if (memcmp(now, last, sizeof(last))) {
+			memcpy(last, now, sizeof(last));
+			deadline = jiffies + msecs_to_jiffies(NK_STALL_MS);
+		} else if (time_after(jiffies, deadline)) {
+			return false;
+		}
+		usleep_range(1000, 2000);
+	}
+}
+
+/* Every request freed, every fake I/O and cache operation ended */
+static bool nk_quiet(struct nk_env *env, const int *now, void *arg)
+{
+	return !now[0] && now[1] == now[2] && now[3] == now[4] &&
+		now[6] == env->stat_rreq && now[7] == env->stat_sreq;
+}
+
+/**
+ * nk_quiesce - wait until every request was freed and every fake I/O ended
+ * @env: the environment
+ *
+ * If the helper stalls with work outstanding, the case fails with what is
+ * outstanding and the environment is marked broken, so that teardown
+ * leaves it alone instead of waiting on it.
+ *
+ * Return: true when quiescent.
+ */
+bool nk_quiesce(struct nk_env *env)
+{
+	int now[8];
+
+	if (nk_wait(env, nk_quiet, NULL, now))
+		return true;
+	KUNIT_FAIL(env->test,
+		   "not quiescent: no progress for %d ms: %d I/Os in flight, %d/%d requests freed, %d/%d cache operations ended, netfs stats rr=%d (was %d) sr=%d (was %d)",
+		   NK_STALL_MS, now[0], now[1], now[2], now[3], now[4],
+		   now[6], env->stat_rreq, now[7], env->stat_sreq);
+	env->broken = true;
+	return false;
+}
+
+/**
+ * nk_reset_records - forget the calls and requests seen so far
+ * @env: the environment, quiescent
+ *
+ * Between the runs of a scenario that runs an operation first (pre,
+ * twice): what the checks compare afterwards is the last run only.
+ */
+void nk_reset_records(struct nk_env *env)
+{
+	struct nk_rreq *r, *tmp;
+
+	list_for_each_entry_safe(r, tmp, &env->rreqs, link) {
+		list_del(&r->link);
+		kfree(r);
+	}
+	env->nr_calls = 0;
+	env->leftover = 0;
+	/* what went wrong in the earlier run (violations...) still counts */
+	env->n.issue = 0;
+	env->n.cread = 0;
+	env->n.cwrite = 0;
+	atomic_set(&env->n.init, 0);
+	atomic_set(&env->n.free, 0);
+	atomic_set(&env->n.began, 0);
+	atomic_set(&env->n.ended, 0);
+	atomic_set(&env->n.cwb, 0);
+}
+
+/**
+ * nk_env_destroy - tear down a case's environment
+ * @env: the environment
+ *
+ * Puts the files, unmounts and frees everything, once the helper is
+ * quiescent.  A broken environment (a folio left locked or PG_fscache, a
+ * request that never completed, an operation that never returned) is left
+ * as it is on purpose: tearing it down would wait forever or free what is
+ * still in use, and the cases after this one must still run.
+ */
+void nk_env_destroy(struct nk_env *env)
+{
+	unsigned int i;
+
+	if (env->broken || !nk_quiesce(env)) {
+		KUNIT_FAIL(env->test, "leaving the test filesystem mounted");
+		/* from now on nothing may report into the finished case */
+		env->test = NULL;
+		return;
+	}
+	for (i = 0; i < env->nr_files; i++)
+		__fput_sync(env->files[i]);
+	kern_unmount(env->mnt);
+	destroy_workqueue(env->wq);
+	nk_reset_records(env);
+	kvfree(env->calls);
+	kfree(env);
+}
+
+/**
+ * nk_suite_init - register the test filesystem for a suite
+ * @suite: the suite
+ *
+ * Return: 0 or the error from register_filesystem().
+ */
+int nk_suite_init(struct kunit_suite *suite)
+{
+	nk_init_pattern();
+	return register_filesystem(&nk_fs_type);
+}
+
+/**
+ * nk_suite_exit - unregister the test filesystem after a suite
+ * @suite: the suite
+ */
+void nk_suite_exit(struct kunit_suite *suite)
+{
+	unregister_filesystem(&nk_fs_type);
+	rcu_barrier();	/* inodes are freed after a grace period */
+}
+
+MODULE_DESCRIPTION("KUnit suites for the netfs read helpers");
+MODULE_LICENSE("GPL");

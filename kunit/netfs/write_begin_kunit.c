@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * netfs_write_begin: the suite of netfs_write_begin(), through
+ * kernel_write().  write_begin grabs order-0 folios in 6.1 whatever the
+ * mapping allows, so these run with small folios only.
+ *
+ * Each entry is one scenario (struct nk_scenario in netfs_kunit.h): the
+ * file, the operation, the fake server's and the fake cache's scripts, and
+ * what must be seen afterwards.  After each run the harness checks the
+ * page cache byte for byte, the folio states, the calls the fakes saw and
+ * the request bookkeeping.  Adding a regression case is adding one entry.
+ */
+
+#include <linux/sizes.h>
+
+#include "netfs_kunit.h"
+
+static const struct nk_scenario write_begin_scenarios[] = {
+	{ .name = "whole_folio", .size = SZ_64K, .op = NK_OP_WRITE, .pos = 2 * PG,
+	  .len = PG, .folios = SMALL_ONLY,
+	  .expect = { .server_calls = NK_NONE } },
+	{ .name = "partial_in_file", .size = SZ_64K, .op = NK_OP_WRITE,
+	  .pos = 2 * PG + 100, .len = 200, .folios = SMALL_ONLY,
+	  .expect = { .server_calls = 1, .calls = { { 2 * PG, PG } } } },
+	{ .name = "beyond_eof_fresh_folio", .size = 2 * PG, .op = NK_OP_WRITE,
+	  .pos = 3 * PG + 100, .len = 100, .folios = SMALL_ONLY,
+	  .expect = { .server_calls = NK_NONE } },
+	{ .name = "beyond_eof_after_data", .size = 5000, .op = NK_OP_WRITE,
+	  .pos = 6000, .len = 100, .folios = SMALL_ONLY,
+	  .expect = { .server_calls = 1, .calls = { { PG, 5000 - PG } } } },
+	{ .name = "from_folio_start_past_eof", .size = 5000, .op = NK_OP_WRITE,
+	  .pos = PG, .len = 2000, .folios = SMALL_ONLY,
+	  .expect = { .server_calls = NK_NONE } },
+	{ .name = "across_folios", .size = SZ_64K, .op = NK_OP_WRITE, .pos = 4000,
+	  .len = 5000, .folios = SMALL_ONLY,
+	  .expect = { .server_calls = 2,
+		      .calls = { { 0, PG }, { 2 * PG, PG } } } },
+	{ .name = "beyond_4gib", .size = SZ_4G + SZ_1G, .op = NK_OP_WRITE,
+	  .pos = SZ_4G + 100, .len = 200, .folios = SMALL_ONLY,
+	  .expect = { .server_calls = 1, .calls = { { SZ_4G, PG } } } },
+	{ .name = "check_write_begin_regrab", .size = SZ_64K, .op = NK_OP_WRITE,
+	  .pos = 2 * PG + 100, .len = 200, .folios = SMALL_ONLY,
+	  .server = { .cwb_regrab = 1 },
+	  .expect = { .server_calls = 1, .cwb_calls = 2 } },
+	{ .name = "check_write_begin_error", .size = SZ_64K, .op = NK_OP_WRITE,
+	  .pos = 2 * PG + 100, .len = 200, .folios = SMALL_ONLY,
+	  .server = { .cwb_error = -EIO },
+	  .expect = { .error = -EIO, .server_calls = NK_NONE, .cwb_calls = 1,
+		      .bad = { 2 * PG, 1 } } },
+	{ .name = "read_error", .size = SZ_64K, .op = NK_OP_WRITE,
+	  .pos = 2 * PG + 100, .len = 200, .folios = SMALL_ONLY,
+	  .server = { .faults = { { 1, NK_FAULT_ERROR, -EIO } } },
+	  .expect = { .error = -EIO, .server_calls = 1, .bad = { 2 * PG, 1 } } },
+};
+
+NK_TABLE_SUITE(write_begin, "netfs_write_begin");
