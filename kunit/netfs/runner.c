@@ -408,8 +408,9 @@ static const char * const nk_folio_names[] = { "order0", "large" };
  * @desc: where to write the parameter's description
  *
  * Every scenario crossed with every completion context and every folio
- * size it allows (large folios only with THP).  A parameter encodes (scenario, folio size, context) as
- * an integer plus one, cast to a pointer.
+ * size it allows (large folios only with THP).  A parameter encodes
+ * (scenario, folio size, context) as an integer plus one, cast to a
+ * pointer.
  *
  * Return: the next parameter, or NULL after the last one.
  */
