@@ -596,6 +596,40 @@ static void xarray_csum_and_copy_from_iter(struct kunit *test)
 }
 
 /*
+ * A checksumming copy split into two calls at an odd offset gives the sum of
+ * one call: csum_state carries the offset, so the second part's bytes are
+ * summed in the right lanes.
+ */
+static void xarray_csum_split(struct kunit *test)
+{
+	struct xa_fixture *fx = test->priv;
+	const struct xa_range *r;
+
+	for (r = xa_ranges; r < XA_RANGES_END; r++) {
+		struct csum_state cs = { .csum = 0, .off = 0 };
+		__wsum want = csum_partial(fx->pattern + r->start, r->len, 0);
+		size_t split = (r->len / 2) | 1, n;
+		struct iov_iter it;
+
+		if (r->len < 2)
+			continue;
+		xa_fill(fx, false);
+		xa_iter(fx, &it, ITER_DEST, r);
+		n = csum_and_copy_to_iter(fx->pattern + r->start, split, &cs, &it);
+		n += csum_and_copy_to_iter(fx->pattern + r->start + split,
+					   r->len - split, &cs, &it);
+		if (!check_ret(fx, r, "two csum_and_copy_to_iter", n, r->len) ||
+		    !check_state(fx, &it, r, r->len) || !xa_verify(fx, r, true))
+			return;
+		KUNIT_EXPECT_TRUE_MSG(test, csum_same(cs.csum, want),
+				      "range [%zu, +%zu) split at %zu: checksum %#x, expected %#x",
+				      r->start, r->len, split, (__force u16)csum_fold(cs.csum),
+				      (__force u16)csum_fold(want));
+		KUNIT_EXPECT_EQ_MSG(test, cs.off, r->len, "range [%zu, +%zu)", r->start, r->len);
+	}
+}
+
+/*
  * iov_iter_advance() in steps of each size, then copying the rest, gives the
  * tail of the range.
  */
@@ -823,6 +857,47 @@ static void xarray_get_pages_alloc2(struct kunit *test)
 }
 
 /*
+ * A maxsize below the count that ends inside a page: exactly maxsize bytes
+ * are handed out, the last page partly, and the iterator advances by that.
+ */
+static void xarray_get_pages_maxsize(struct kunit *test)
+{
+	struct xa_fixture *fx = test->priv;
+	const struct xa_range *r;
+	unsigned int alloc;
+
+	for (r = xa_ranges; r < XA_RANGES_END; r++) {
+		size_t max = r->len / 2;
+
+		if (!((r->start + max) % PAGE_SIZE))
+			max--;
+		if (!max || max >= r->len)
+			continue;
+		for (alloc = 0; alloc < 2; alloc++) {
+			struct page **pages = fx->pages;
+			size_t first = ~0UL, npages;
+			struct iov_iter it;
+			ssize_t n;
+
+			xa_iter(fx, &it, ITER_SOURCE, r);
+			if (alloc)
+				n = iov_iter_get_pages_alloc2(&it, &pages, max, &first);
+			else
+				n = iov_iter_get_pages2(&it, pages, max, XA_PAGES + 1, &first);
+			if (!check_ret(fx, r, alloc ? "get_pages_alloc2 to maxsize" :
+				       "get_pages2 to maxsize", n, max) ||
+			    !check_state(fx, &it, r, max) ||
+			    !check_pages(fx, r, 0, pages, n, first))
+				return;
+			for (npages = DIV_ROUND_UP(first + n, PAGE_SIZE); npages;)
+				put_page(pages[--npages]);
+			if (alloc)
+				kvfree(pages);
+		}
+	}
+}
+
+/*
  * dup_iter() gives an independent iterator at the same place; ITER_XARRAY
  * has nothing to duplicate, so it returns NULL, ITER_BVEC a copy of its
  * segments.
@@ -949,6 +1024,63 @@ static void xarray_hole_copy(struct kunit *test)
 		    !check_state(fx, &it, r, done.len) ||
 		    !buf_verify(fx, r, r->start, done.len))
 			return;
+	}
+}
+
+static size_t op_csum_to_iter(struct xa_fixture *fx, struct iov_iter *it,
+			      size_t off, size_t len)
+{
+	struct csum_state cs = { .csum = 0, .off = 0 };
+
+	return csum_and_copy_to_iter(fx->pattern + off, len, &cs, it);
+}
+
+static size_t op_csum_from_iter(struct xa_fixture *fx, struct iov_iter *it,
+				size_t off, size_t len)
+{
+	__wsum sum = 0;
+
+	return csum_and_copy_from_iter(fx->buf + off, len, &sum, it);
+}
+
+/* The other copies stop at a hole the same way; iov_iter_zero() too. */
+static void xarray_hole_ops(struct kunit *test)
+{
+	static const struct {
+		xa_op_t op;
+		const char *what;
+		unsigned int dir;
+		bool zero;
+	} ops[] = {
+		{ op_copy_page_to_iter, "copy_page_to_iter", ITER_DEST },
+		{ op_csum_to_iter, "csum_and_copy_to_iter", ITER_DEST },
+		{ op_zero, "iov_iter_zero", ITER_DEST, true },
+		{ op_copy_page_from_iter, "copy_page_from_iter", ITER_SOURCE },
+		{ op_csum_from_iter, "csum_and_copy_from_iter", ITER_SOURCE },
+	};
+	struct xa_fixture *fx = test->priv;
+	unsigned int k, o;
+
+	for (o = 0; o < ARRAY_SIZE(ops); o++) {
+		for (k = 0; k < ARRAY_SIZE(hole_ranges); k++) {
+			const struct xa_range *r = &hole_ranges[k].r;
+			struct xa_range done = { r->start, hole_ranges[k].copied };
+			bool to = ops[o].dir == ITER_DEST;
+			struct iov_iter it;
+
+			xa_fill(fx, !to || ops[o].zero);
+			memset(fx->buf, 0, r->len);
+			xa_iter(fx, &it, ops[o].dir, r);
+			if (!check_ret(fx, r, ops[o].what,
+				       ops[o].op(fx, &it, to ? r->start : 0, r->len),
+				       done.len) ||
+			    !check_state(fx, &it, r, done.len))
+				return;
+			if (to && !xa_verify(fx, &done, !ops[o].zero))
+				return;
+			if (!to && !buf_verify(fx, r, r->start, done.len))
+				return;
+		}
 	}
 }
 
@@ -1079,16 +1211,19 @@ static struct kunit_case iov_iter_xarray_cases[] = {
 	KUNIT_CASE_PARAM(xarray_zero, iter_gen_params),
 	KUNIT_CASE_PARAM(xarray_csum_and_copy_to_iter, iter_gen_params),
 	KUNIT_CASE_PARAM(xarray_csum_and_copy_from_iter, iter_gen_params),
+	KUNIT_CASE_PARAM(xarray_csum_split, iter_gen_params),
 	KUNIT_CASE_PARAM(xarray_advance, iter_gen_params),
 	KUNIT_CASE_PARAM(xarray_advance_past_end, iter_gen_params),
 	KUNIT_CASE_PARAM(xarray_revert, iter_gen_params),
 	KUNIT_CASE_PARAM(xarray_npages, iter_gen_params),
 	KUNIT_CASE_PARAM(xarray_get_pages2, iter_gen_params),
 	KUNIT_CASE_PARAM(xarray_get_pages_alloc2, iter_gen_params),
+	KUNIT_CASE_PARAM(xarray_get_pages_maxsize, xarray_gen_params),
 	KUNIT_CASE_PARAM(xarray_dup_iter, iter_gen_params),
 	KUNIT_CASE_PARAM(xarray_alignment, xarray_gen_params),
 	KUNIT_CASE_PARAM(xarray_save_state, xarray_gen_params),
 	KUNIT_CASE_PARAM(xarray_hole_copy, hole_gen_params),
+	KUNIT_CASE_PARAM(xarray_hole_ops, hole_gen_params),
 	KUNIT_CASE_PARAM(xarray_hole_get_pages, hole_gen_params),
 	{}
 };
