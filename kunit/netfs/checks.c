@@ -214,7 +214,7 @@ static bool nk_check_folio(struct folio *folio, void *arg)
 	     off += PAGE_SIZE) {
 		u8 *addr = kmap_local_folio(folio, off);
 		bool ok = nk_compare(env, w->ni, "page cache", start + off, addr,
-				     PAGE_SIZE, w->scratch);
+				     PAGE_SIZE, w->scratch, true);
 
 		kunmap_local(addr);
 		if (!ok) {
@@ -237,7 +237,11 @@ static void nk_check_page_cache(struct nk_env *env, struct file *file, u8 *scrat
 	nk_walk_folios(file->f_mapping, 0, LLONG_MAX, nk_check_folio, &w);
 }
 
-/* What the fake cache holds must be the file's content. */
+/*
+ * What the fake cache holds must be the server's content: nothing writes
+ * what the test wrote back to it, so a copy taken after the write (a
+ * write_begin that did not wait for PG_fscache) shows.
+ */
 static void nk_check_cache_store(struct nk_env *env, struct file *file, u8 *scratch)
 {
 	struct nk_inode *ni = NK_I(file_inode(file));
@@ -250,7 +254,7 @@ static void nk_check_cache_store(struct nk_env *env, struct file *file, u8 *scra
 		return;
 	xa_for_each(&ni->store, index, page)
 		if (!nk_compare(env, ni, "cache", (loff_t)index << PAGE_SHIFT,
-				page, PAGE_SIZE, scratch))
+				page, PAGE_SIZE, scratch, false))
 			break;
 	for (p = cached->start; p < cached->start + cached->len; p += PAGE_SIZE)
 		nk_check(env, nk_held(ni, p), "cache does not hold %lld", p);
@@ -352,6 +356,120 @@ static void nk_check_requests(struct nk_env *env)
 		nk_check(env, readpage, "no read_folio request was made");
 }
 
+/* How much of [start, end) the page cache holds */
+struct nk_present_walk {
+	loff_t start, end, bytes;
+};
+
+static bool nk_count_present(struct folio *folio, void *arg)
+{
+	struct nk_present_walk *w = arg;
+	loff_t s = max_t(loff_t, folio_pos(folio), w->start);
+	loff_t e = min_t(loff_t, folio_pos(folio) + folio_size(folio), w->end);
+
+	w->bytes += e - s;
+	return true;
+}
+
+/*
+ * The page cache holds every page of the request's range below EOF: an
+ * expansion that the request claims to cover was really read into it.
+ */
+static void nk_check_request_present(struct nk_env *env, struct file *file)
+{
+	const struct nk_range *req = &env->sc->expect.request;
+	struct nk_present_walk w = {
+		.start = req->start,
+		.end = min_t(loff_t, req->start + req->len,
+			     round_up(env->sc->size, PAGE_SIZE)),
+	};
+
+	if (!req->len || w.end <= w.start)
+		return;
+	nk_walk_folios(file->f_mapping, w.start, w.end, nk_count_present, &w);
+	nk_check(env, w.bytes == w.end - w.start,
+		 "the page cache holds %lld bytes of the request's [%lld, %lld)",
+		 w.bytes, w.start, w.end);
+}
+
+/* The folios of a window while server.hold keeps one call back */
+struct nk_progress_walk {
+	struct nk_env *env;
+	struct address_space *mapping;
+	loff_t start, end;
+	unsigned int waiting, early;
+	loff_t first_waiting, first_early;
+};
+
+static bool nk_folio_progress(struct folio *folio, void *arg)
+{
+	struct nk_progress_walk *w = arg;
+	loff_t start = folio_pos(folio);
+	bool held = nk_in_range(&w->env->held_range, start,
+				start + folio_size(folio));
+
+	if (held && (!folio_test_locked(folio) || folio_test_uptodate(folio))) {
+		if (!w->early++)
+			w->first_early = start;
+	} else if (!held && (folio_test_locked(folio) || !folio_test_uptodate(folio))) {
+		if (!w->waiting++)
+			w->first_waiting = start;
+	}
+	return true;
+}
+
+/* Only the held call is in flight, and every other folio is done. */
+static bool nk_progressed(struct nk_env *env, const int *now, void *arg)
+{
+	struct nk_progress_walk *w = arg;
+
+	w->waiting = 0;
+	w->early = 0;
+	if (now[0] != 1)
+		return false;
+	nk_walk_folios(w->mapping, w->start, w->end, nk_folio_progress, w);
+	return !w->waiting;
+}
+
+/**
+ * nk_check_progress - folios complete as they are read
+ * @env: the environment
+ * @file: the file read
+ * @pos: the window's start
+ * @len: its length
+ *
+ * With the issue_read that server.hold names kept back, and after the
+ * readahead returned: once every other call has completed, every folio of
+ * the window that the held call does not touch is uptodate and unlocked
+ * (it does not wait for the rest of the request), and every folio that it
+ * touches is still locked and not uptodate.
+ */
+void nk_check_progress(struct nk_env *env, struct file *file, loff_t pos,
+		       size_t len)
+{
+	struct nk_progress_walk w = {
+		.env = env, .mapping = file->f_mapping,
+		.start = pos, .end = pos + len,
+	};
+	int now[8];
+
+	/* pairs with the release in nk_complete(): held_range is set */
+	if (!smp_load_acquire(&env->held)) {
+		nk_fail(env, "issue_read call %u, to be held back, was not made",
+			env->sc->server.hold);
+		return;
+	}
+	if (!nk_wait(env, nk_progressed, &w, now))
+		nk_fail(env,
+			"with issue_read {%lld, %lld} held back and %d other I/Os in flight: %u folios it does not cover are not uptodate and unlocked, the first at %lld",
+			env->held_range.start, env->held_range.len, now[0] - 1,
+			w.waiting, w.first_waiting);
+	nk_check(env, !w.early,
+		 "with issue_read {%lld, %lld} held back: %u folios it covers are unlocked or uptodate already, the first at %lld",
+		 env->held_range.start, env->held_range.len, w.early,
+		 w.first_early);
+}
+
 /* read_folio: exactly one request, for exactly that folio, no expansion. */
 static void nk_check_folio_request(struct nk_env *env)
 {
@@ -384,6 +502,7 @@ void nk_check_all(struct nk_env *env, u8 *scratch)
 	for (i = 0; i < env->nr_files; i++) {
 		nk_check_page_cache(env, env->files[i], scratch);
 		nk_check_cache_store(env, env->files[i], scratch);
+		nk_check_request_present(env, env->files[i]);
 	}
 	nk_check_calls(env);
 	nk_check_requests(env);

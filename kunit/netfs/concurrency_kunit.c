@@ -72,7 +72,7 @@ static bool nk_run_readers(struct nk_env *env, struct nk_job **jobs,
 			if (job->ret > 0)
 				nk_compare(env, NK_I(file_inode(job->file)),
 					   "reader", job->pos, job->buf,
-					   job->ret, scratch);
+					   job->ret, scratch, true);
 		} else {
 			nk_check(env, job->ret == 0, "job %u: %ld", i, job->ret);
 		}

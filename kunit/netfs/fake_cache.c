@@ -7,7 +7,9 @@
  * buffers indexed by file page.  struct nk_cache scripts it: what it holds
  * before the scenario, its granule, whether it is stale, whether it asks
  * for copies, and faults in its reads.  Its I/O completes through
- * nk_complete_cache_io(), in the scenario's context like the server's.
+ * nk_complete_cache_io(), in the scenario's context like the server's; a
+ * write takes its data when it completes.  The store is locked against
+ * softirqs (XA_FLAGS_LOCK_BH, xa_store_bh()): writes complete there.
  *
  * Its calls are recorded under the request's debug_id, which it finds in
  * cache_priv2 (its own per-request pointer, set when the cache is
@@ -37,6 +39,7 @@ static void nk_end_operation(struct netfs_cache_resources *cres)
 	struct nk_inode *ni = cres->cache_priv;
 	struct nk_rreq *r = cres->cache_priv2;
 
+	might_sleep();	/* cachefiles puts its file and its object here */
 	atomic_inc(&r->nr_ended);
 	atomic_inc(&ni->env->n.ended);
 }
@@ -60,9 +63,13 @@ static size_t nk_store_copy(struct nk_inode *ni, loff_t pos, size_t count,
 		size_t copied;
 
 		if (write && !page) {
-			page = kzalloc(PAGE_SIZE, GFP_NOFS);
-			if (!page || xa_err(xa_store(&ni->store, p >> PAGE_SHIFT,
-						     page, GFP_NOFS))) {
+			/* a write completes in the scenario's context */
+			gfp_t gfp = in_task() ? GFP_NOFS : GFP_ATOMIC;
+
+			page = kzalloc(PAGE_SIZE, gfp);
+			if (!page || xa_err(xa_store_bh(&ni->store,
+							p >> PAGE_SHIFT,
+							page, gfp))) {
 				kfree(page);
 				break;
 			}
@@ -116,7 +123,8 @@ static int nk_cache_read(struct netfs_cache_resources *cres, loff_t start_pos,
 	result = done < count ? -ENODATA : done;
 	if (f && f->kind == NK_FAULT_ERROR)
 		result = f->value;
-	return nk_complete_cache_io(env, call, term_func, term_func_priv, result);
+	return nk_complete_cache_io(env, call, term_func, term_func_priv, result,
+				    NULL, 0, NULL);
 }
 
 /* Folios being copied to the cache must carry PG_fscache until it ends. */
@@ -135,16 +143,35 @@ static int nk_cache_write(struct netfs_cache_resources *cres, loff_t start_pos,
 {
 	struct nk_inode *ni = cres->cache_priv;
 	struct nk_env *env = ni->env;
-	size_t count = iov_iter_count(iter), done;
+	size_t count = iov_iter_count(iter);
 	unsigned int call;
 
+	might_sleep();	/* cachefiles starts a kiocb write */
 	call = nk_record(env, NK_CALL_CACHE_WRITE, nk_cres_rreq(cres), start_pos,
 			 count, 0, 0);
 	nk_walk_folios(ni->netfs.inode.i_mapping, start_pos, start_pos + count,
 		       nk_count_unmarked, env);
-	done = nk_store_copy(ni, start_pos, count, iter, true, false);
-	return nk_complete_cache_io(env, call, term_func, term_func_priv,
-				    done < count ? -ENOBUFS : done);
+	if (env->sc->cache.write_error)
+		return nk_complete_cache_io(env, call, term_func, term_func_priv,
+					    env->sc->cache.write_error, NULL, 0, NULL);
+	return nk_complete_cache_io(env, call, term_func, term_func_priv, 0,
+				    ni, start_pos, iter);
+}
+
+/**
+ * nk_cache_take - a cache write completing: copy its data into the store
+ * @ni: the inode
+ * @pos: the file position written
+ * @iter: the data
+ *
+ * Return: the bytes written, or -ENOBUFS if the store could not take them.
+ */
+ssize_t nk_cache_take(struct nk_inode *ni, loff_t pos, struct iov_iter *iter)
+{
+	size_t count = iov_iter_count(iter);
+
+	return nk_store_copy(ni, pos, count, iter, true, false) < count ?
+		-ENOBUFS : count;
 }
 
 static void nk_cache_expand_readahead(struct netfs_cache_resources *cres,
@@ -169,6 +196,9 @@ static enum netfs_io_source nk_prepare_read(struct netfs_io_subrequest *subreq,
 	loff_t start = subreq->start, end = start + subreq->len, p;
 	bool held = nk_held(ni, start);
 
+	if (cs->prepare_read_invalid &&
+	    atomic_inc_return(&ni->env->n.prepares) == cs->prepare_read_invalid)
+		return NETFS_INVALID_READ;
 	if (start >= i_size)
 		return NETFS_FILL_WITH_ZEROES;
 	if (cs->granule)
@@ -188,9 +218,13 @@ static enum netfs_io_source nk_prepare_read(struct netfs_io_subrequest *subreq,
 static int nk_prepare_write(struct netfs_cache_resources *cres, loff_t *start,
 			    size_t *len, loff_t i_size, bool no_space_allocated_yet)
 {
+	struct nk_inode *ni = cres->cache_priv;
 	loff_t s = round_down(*start, PAGE_SIZE);
 	loff_t e = round_up(*start + *len, PAGE_SIZE);
 
+	might_sleep();	/* cachefiles may allocate space in the backing file */
+	if (ni->env->sc->cache.prepare_write_error)
+		return ni->env->sc->cache.prepare_write_error;
 	e = min_t(loff_t, e, round_up(i_size, PAGE_SIZE));
 	if (e <= s)
 		return -ENOBUFS;
@@ -237,8 +271,8 @@ int nk_cache_fill(struct nk_inode *ni, loff_t start, loff_t len, bool junk)
 		if (junk)
 			memcpy(page, nk_pattern(NK_ALT_ID + 1, p), PAGE_SIZE);
 		else
-			nk_expected(ni, p, page, PAGE_SIZE);
-		kfree(xa_store(&ni->store, p >> PAGE_SHIFT, page, GFP_KERNEL));
+			nk_expected(ni, p, page, PAGE_SIZE, false);
+		kfree(xa_store_bh(&ni->store, p >> PAGE_SHIFT, page, GFP_KERNEL));
 	}
 	return 0;
 }

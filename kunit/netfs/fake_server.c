@@ -10,7 +10,8 @@
  *
  * The server's file is the pattern below nk_inode.content; struct
  * nk_server scripts what it does on top (rsize, short reads, faults,
- * a shrink, expansion, init_request and check_write_begin results).
+ * a change of size, expansion, init_request and check_write_begin results,
+ * and a call held back until the case releases it).
  */
 
 #include <linux/pagemap.h>
@@ -88,9 +89,11 @@ struct nk_io {
 	void (*complete)(struct nk_io *io, bool was_async);
 	ssize_t result;
 	struct netfs_io_subrequest *subreq;	/* server read */
-	loff_t pos;
+	loff_t pos;				/* server read or cache write */
 	netfs_io_terminated_t term;		/* cache read or write */
 	void *term_priv;
+	struct nk_inode *store;			/* cache write: copy iter at pos */
+	struct iov_iter iter;
 };
 
 static void nk_io_work(struct work_struct *work)
@@ -113,25 +116,10 @@ static void nk_io_timer(struct timer_list *t)
 	atomic_dec(&env->n.inflight);
 }
 
-/*
- * Complete the n-th call of a kind as *how describes, in the scenario's
- * context.  If there is no memory for that, it fails with -ENOMEM at once,
- * as a real transport's submission would.
- */
-static int nk_complete(struct nk_env *env, unsigned int n,
-		       const struct nk_io *how)
+/* Complete io in the scenario's context, after delay jiffies if deferred. */
+static void nk_dispatch(struct nk_env *env, struct nk_io *io,
+			unsigned long delay)
 {
-	unsigned long delay = (3 - n % 3) % 3;
-	struct nk_io *io = kmemdup(how, sizeof(*how), GFP_NOFS);
-
-	if (!io) {
-		struct nk_io failed = *how;
-
-		failed.result = -ENOMEM;
-		failed.complete(&failed, false);
-		return -ENOMEM;
-	}
-	io->env = env;
 	switch (env->ctx) {
 	case NK_CTX_INLINE:
 		io->complete(io, false);
@@ -148,11 +136,60 @@ static int nk_complete(struct nk_env *env, unsigned int n,
 		mod_timer(&io->timer, jiffies + 1 + delay);
 		break;
 	}
+}
+
+/*
+ * Complete the n-th call of a kind as *how describes, in the scenario's
+ * context; the issue_read that server.hold names is kept back until
+ * nk_release_held().  If there is no memory for that, it fails with
+ * -ENOMEM at once, as a real transport's submission would.
+ */
+static int nk_complete(struct nk_env *env, unsigned int n,
+		       const struct nk_io *how)
+{
+	struct nk_io *io = kmemdup(how, sizeof(*how), GFP_NOFS);
+
+	if (!io) {
+		struct nk_io failed = *how;
+
+		failed.result = -ENOMEM;
+		failed.complete(&failed, false);
+		return -ENOMEM;
+	}
+	io->env = env;
+	if (io->subreq && n == env->sc->server.hold) {
+		atomic_inc(&env->n.inflight);
+		env->held_range.start = io->subreq->start;
+		env->held_range.len = io->subreq->len;
+		/* held_range before held: see nk_check_progress() */
+		smp_store_release(&env->held, io);
+		return 0;
+	}
+	nk_dispatch(env, io, (3 - n % 3) % 3);
 	return 0;
+}
+
+/**
+ * nk_release_held - let the issue_read that server.hold kept back complete
+ * @env: the environment
+ *
+ * It then completes in the scenario's context like any other call.
+ * Nothing happens if no call is held.
+ */
+void nk_release_held(struct nk_env *env)
+{
+	struct nk_io *io = xchg(&env->held, NULL);
+
+	if (!io)
+		return;
+	atomic_dec(&env->n.inflight);
+	nk_dispatch(env, io, 0);
 }
 
 static void nk_cache_io_complete(struct nk_io *io, bool was_async)
 {
+	if (io->store && io->result >= 0)
+		io->result = nk_cache_take(io->store, io->pos, &io->iter);
 	io->term(io->term_priv, io->result, was_async);
 }
 
@@ -163,19 +200,34 @@ static void nk_cache_io_complete(struct nk_io *io, bool was_async)
  * @term: the helper's termination function
  * @priv: its argument
  * @result: bytes transferred or an error
+ * @store: for a write, the inode whose store takes the data; else NULL
+ * @pos: where the write goes
+ * @iter: what it writes
+ *
+ * A write takes its data from the page cache when it completes, as a real
+ * cache's asynchronous write does, not when it is issued: a folio that the
+ * helper let go before then (no PG_fscache wait) is copied as it is by
+ * then.  The iterator is copied; the pages it names stay in the page
+ * cache while they carry PG_fscache.
  *
  * Return: 0, or -ENOMEM if it had to fail the call at once.
  */
 int nk_complete_cache_io(struct nk_env *env, unsigned int call,
-			 netfs_io_terminated_t term, void *priv, ssize_t result)
+			 netfs_io_terminated_t term, void *priv, ssize_t result,
+			 struct nk_inode *store, loff_t pos,
+			 const struct iov_iter *iter)
 {
-	const struct nk_io how = {
+	struct nk_io how = {
 		.complete = nk_cache_io_complete,
 		.result = result,
 		.term = term,
 		.term_priv = priv,
+		.store = store,
+		.pos = pos,
 	};
 
+	if (iter)
+		how.iter = *iter;
 	return nk_complete(env, call, &how);
 }
 
@@ -208,6 +260,7 @@ static void nk_free_request(struct netfs_io_request *rreq)
 	struct nk_env *env = NK_I(rreq->inode)->env;
 	struct nk_rreq *r = rreq->netfs_priv;
 
+	might_sleep();	/* a real netfs may put a key or a session here */
 	r->start = rreq->start;
 	r->end = rreq->start + rreq->len;
 	atomic_inc(&r->nr_free);
@@ -256,8 +309,11 @@ static void nk_expand_readahead(struct netfs_io_request *rreq)
 
 static bool nk_clamp_length(struct netfs_io_subrequest *subreq)
 {
-	const struct nk_server *ss = &NK_I(subreq->rreq->inode)->env->sc->server;
+	struct nk_env *env = NK_I(subreq->rreq->inode)->env;
+	const struct nk_server *ss = &env->sc->server;
 
+	if (ss->clamp_fail && atomic_inc_return(&env->n.clamps) == ss->clamp_fail)
+		return false;
 	if (ss->rsize)
 		subreq->len = min(subreq->len, ss->rsize);
 	return true;
@@ -338,6 +394,7 @@ static void nk_issue_read(struct netfs_io_subrequest *subreq)
 	};
 	unsigned int n;
 
+	might_sleep();	/* a real netfs allocates and sends a message */
 	n = nk_record(env, NK_CALL_ISSUE, rreq->debug_id, subreq->start,
 		      subreq->len, subreq->transferred, 0);
 	if (atomic_read(&r->nr_done) || atomic_read(&r->nr_free))
@@ -358,11 +415,13 @@ static int nk_check_write_begin(struct file *file, loff_t pos, unsigned int len,
 	struct nk_env *env = NK_I(file_inode(file))->env;
 	unsigned int n = atomic_inc_return(&env->n.cwb);
 
-	if (n <= env->sc->server.cwb_regrab) {
+	if (n <= env->sc->server.cwb_regrab ||
+	    (env->sc->server.cwb_error && env->sc->server.cwb_drop)) {
 		folio_unlock(*foliop);
 		folio_put(*foliop);
 		*foliop = NULL;
-		return 0;
+		if (n <= env->sc->server.cwb_regrab)
+			return 0;
 	}
 	return env->sc->server.cwb_error;
 }

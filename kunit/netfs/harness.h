@@ -20,6 +20,7 @@
 #ifndef _NETFS_KUNIT_HARNESS_H
 #define _NETFS_KUNIT_HARNESS_H
 
+#include <linux/fscache.h>
 #include <linux/netfs.h>
 #include <linux/sizes.h>
 #include <linux/spinlock.h>
@@ -39,6 +40,8 @@
  * still completing I/O is never cut short.
  */
 #define NK_STALL_MS	5000
+
+struct nk_io;
 
 enum nk_call_op {
 	NK_CALL_ISSUE,
@@ -75,6 +78,8 @@ struct nk_counts {
 	atomic_t init, free;		/* init_request, free_request */
 	atomic_t began, ended;		/* cache installed, end_operation */
 	atomic_t cwb;			/* check_write_begin */
+	atomic_t clamps;		/* clamp_length */
+	atomic_t prepares;		/* cache prepare_read */
 	atomic_t inflight;		/* deferred completions not yet run */
 	atomic_t violations;		/* calls after the request ended... */
 	atomic_t unmarked;		/* cache writes without PG_fscache */
@@ -105,6 +110,11 @@ struct nk_env {
 	struct nk_range folio_range;	/* the folio NK_OP_READ_FOLIO made */
 	bool have_stats;		/* netfs_stats_show() gives rr= and sr= */
 	int stat_rreq, stat_sreq;	/* their values before the scenario */
+	struct nk_io *held;		/* the issue_read server.hold keeps back */
+	struct nk_range held_range;	/* its subrequest */
+#if IS_ENABLED(CONFIG_FSCACHE)
+	struct fscache_cookie cookie;	/* cache.cookie: reads as enabled */
+#endif
 };
 
 struct nk_inode {
@@ -126,9 +136,10 @@ static inline struct nk_inode *NK_I(struct inode *inode)
 void nk_init_pattern(void);
 const u8 *nk_pattern(unsigned int id, loff_t pos);
 #define NK_PATTERN_RUN	SZ_64K	/* nk_pattern() is contiguous this far */
-void nk_expected(struct nk_inode *ni, loff_t pos, u8 *buf, size_t n);
+void nk_expected(struct nk_inode *ni, loff_t pos, u8 *buf, size_t n,
+		 bool written);
 bool nk_compare(struct nk_env *env, struct nk_inode *ni, const char *what,
-		loff_t pos, const u8 *data, size_t n, u8 *scratch);
+		loff_t pos, const u8 *data, size_t n, u8 *scratch, bool written);
 
 /* fake_server.c */
 extern const struct netfs_request_ops nk_netfs_ops;
@@ -140,11 +151,15 @@ const struct nk_fault *nk_find_fault(const struct nk_fault *faults,
 				     unsigned int n);
 void nk_expand(loff_t *start, size_t *len, size_t block, unsigned int how);
 int nk_complete_cache_io(struct nk_env *env, unsigned int call,
-			 netfs_io_terminated_t term, void *priv, ssize_t result);
+			 netfs_io_terminated_t term, void *priv, ssize_t result,
+			 struct nk_inode *store, loff_t pos,
+			 const struct iov_iter *iter);
+void nk_release_held(struct nk_env *env);
 
 /* fake_cache.c */
 extern const struct netfs_cache_ops nk_cache_ops;
 bool nk_held(struct nk_inode *ni, loff_t pos);
+ssize_t nk_cache_take(struct nk_inode *ni, loff_t pos, struct iov_iter *iter);
 int nk_cache_fill(struct nk_inode *ni, loff_t start, loff_t len, bool junk);
 
 /* testfs.c */
@@ -169,6 +184,8 @@ __printf(2, 3) void nk_fail(struct nk_env *env, const char *fmt, ...);
 void nk_walk_folios(struct address_space *mapping, loff_t start, loff_t end,
 		    bool (*fn)(struct folio *folio, void *arg), void *arg);
 void nk_check_all(struct nk_env *env, u8 *scratch);
+void nk_check_progress(struct nk_env *env, struct file *file, loff_t pos,
+		       size_t len);
 void nk_check_count(struct nk_env *env, const char *what, unsigned int got,
 		    int want);
 

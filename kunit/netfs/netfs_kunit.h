@@ -102,12 +102,18 @@ struct nk_call_exp {
  * @expand: expand_readahead aligns requests to this block (0: no expansion)
  * @expand_how: which ends expand_readahead moves (NK_EXPAND_*)
  * @clear_tail: set NETFS_SREQ_CLEAR_TAIL when a read stops at the server's EOF
- * @resize_at: issue_read call (from 1) at which the file shrinks...
+ * @resize_at: issue_read call (from 1) at which the file shrinks or grows...
  * @resize_to: ...to this size (server content, i_size and remote_i_size)
  * @init_error: init_request returns this
  * @cwb_error: check_write_begin returns this
  * @cwb_regrab: check_write_begin drops the folio (and returns 0) on its first
  *	this many calls, which makes write_begin grab it again
+ * @cwb_drop: with @cwb_error, check_write_begin also unlocks and puts the
+ *	folio and sets *foliop = NULL before failing (ceph does)
+ * @clamp_fail: clamp_length returns false on its call of this number
+ * @hold: issue_read call (from 1) whose completion is held back until the
+ *	runner has checked that the rest of the window completed without it
+ *	(NK_OP_READAHEAD only: a synchronous operation would wait for it)
  * @faults: faults injected into issue_read calls
  */
 struct nk_server {
@@ -121,6 +127,9 @@ struct nk_server {
 	int init_error;
 	int cwb_error;
 	unsigned int cwb_regrab;
+	bool cwb_drop;
+	unsigned int clamp_fail;
+	unsigned int hold;
 	struct nk_fault faults[NK_MAX_FAULTS];
 };
 
@@ -134,6 +143,12 @@ struct nk_server {
  * @held: what the cache holds before the scenario (file content)
  * @stale: is_still_valid() returns false; the cache holds wrong data
  * @no_copy: prepare_read never asks for NETFS_SREQ_COPY_TO_CACHE
+ * @prepare_write_error: prepare_write returns this (cachefiles: -ENOBUFS)
+ * @prepare_read_invalid: prepare_read returns NETFS_INVALID_READ on its call
+ *	of this number (cachefiles: a failed on-demand read)
+ * @cookie: the inode has an fscache cookie that reads as enabled, so that
+ *	write_begin reads through the cache (skipped without CONFIG_FSCACHE)
+ * @write_error: every write completes with this error, storing nothing
  * @faults: faults injected into cache read calls
  * @absent: the netfs has no begin_cache_operation at all
  */
@@ -146,6 +161,10 @@ struct nk_cache {
 	struct nk_range held[NK_MAX_RANGES];
 	bool stale;
 	bool no_copy;
+	int prepare_write_error;
+	unsigned int prepare_read_invalid;
+	bool cookie;
+	int write_error;
 	struct nk_fault faults[NK_MAX_FAULTS];
 };
 

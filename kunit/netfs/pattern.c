@@ -12,6 +12,8 @@
  * What a file holds is the pattern below nk_inode.content, zeros from there
  * to i_size, and the pattern of NK_ALT_ID where the test wrote (the
  * overlay).  nk_expected() builds that; nk_compare() checks data against it.
+ * The cache is compared without the overlay: nothing here writes back, so
+ * it must hold what the server holds.
  */
 
 #include <kunit/test.h>
@@ -51,20 +53,22 @@ const u8 *nk_pattern(unsigned int id, loff_t pos)
 }
 
 /* The expected content of [pos, pos + n) of a file, into buf. */
-void nk_expected(struct nk_inode *ni, loff_t pos, u8 *buf, size_t n)
+void nk_expected(struct nk_inode *ni, loff_t pos, u8 *buf, size_t n,
+		 bool written)
 {
-	loff_t ov_end = ni->overlay.start + ni->overlay.len;
+	loff_t ov_len = written ? ni->overlay.len : 0;
+	loff_t ov_end = ni->overlay.start + ov_len;
 	size_t i = 0;
 
 	while (i < n) {
 		loff_t p = pos + i;
 		size_t run = min_t(size_t, n - i, NK_PATTERN_RUN);
 
-		if (ni->overlay.len && p >= ni->overlay.start && p < ov_end) {
+		if (ov_len && p >= ni->overlay.start && p < ov_end) {
 			run = min_t(loff_t, run, ov_end - p);
 			memcpy(buf + i, nk_pattern(NK_ALT_ID, p), run);
 		} else {
-			if (ni->overlay.len && p < ni->overlay.start)
+			if (ov_len && p < ni->overlay.start)
 				run = min_t(loff_t, run, ni->overlay.start - p);
 			if (p < ni->content) {
 				run = min_t(loff_t, run, ni->content - p);
@@ -77,9 +81,12 @@ void nk_expected(struct nk_inode *ni, loff_t pos, u8 *buf, size_t n)
 	}
 }
 
-/* Compare n bytes at pos with the expected content; report the first bad one. */
+/*
+ * Compare n bytes at pos with the expected content, with or without what
+ * the test wrote; report the first bad one.
+ */
 bool nk_compare(struct nk_env *env, struct nk_inode *ni, const char *what,
-		loff_t pos, const u8 *data, size_t n, u8 *scratch)
+		loff_t pos, const u8 *data, size_t n, u8 *scratch, bool written)
 {
 	size_t i, chunk;
 
@@ -87,7 +94,7 @@ bool nk_compare(struct nk_env *env, struct nk_inode *ni, const char *what,
 		size_t j;
 
 		chunk = min_t(size_t, n - i, PAGE_SIZE);
-		nk_expected(ni, pos + i, scratch, chunk);
+		nk_expected(ni, pos + i, scratch, chunk, written);
 		if (!memcmp(data + i, scratch, chunk))
 			continue;
 		for (j = 0; j < chunk; j++)

@@ -36,6 +36,11 @@ static const struct nk_scenario read_folio_scenarios[] = {
 	  .pos = SZ_16K,
 	  .server = { .faults = { { 1, NK_FAULT_ZERO }, { 2, NK_FAULT_ZERO } } },
 	  .expect = { .error = -ENODATA, .server_calls = 2, .bad = { SZ_16K, 1 } } },
+	/* a slice that cannot be prepared fails the read (upstream bug F4) */
+	{ .name = "clamp_length_fails", .size = SZ_64K, .op = NK_OP_READ_FOLIO,
+	  .pos = SZ_16K, .server = { .clamp_fail = 1 },
+	  .expect = { .error = -EIO, .server_calls = NK_NONE,
+		      .bad = { SZ_16K, 1 } } },
 	{ .name = "init_request_error", .size = SZ_64K, .op = NK_OP_READ_FOLIO,
 	  .pos = SZ_16K, .server = { .init_error = -ENOMEM },
 	  .expect = { .error = -ENOMEM, .server_calls = NK_NONE,

@@ -48,6 +48,16 @@ static const struct nk_scenario readahead_scenarios[] = {
 	  .expect = { .server_calls = 4, .slices = true,
 		      .calls = { { SZ_4G - SZ_32K, SZ_16K }, { SZ_4G - SZ_16K, SZ_16K },
 				 { SZ_4G, SZ_16K }, { SZ_4G + SZ_16K, SZ_16K } } } },
+	{ .name = "error_after_4gib", .size = SZ_4G + SZ_1G + 1000,
+	  .op = NK_OP_READAHEAD, .pos = SZ_4G - SZ_32K, .len = SZ_64K,
+	  .server = { .rsize = SZ_16K, .faults = { { 3, NK_FAULT_ERROR, -EIO } } },
+	  .expect = { .server_calls = 4, .bad = { SZ_4G, SZ_16K } } },
+	/* short reads whose retries cross 4 GiB: 5000 bytes a call */
+	{ .name = "short_across_4gib", .size = SZ_4G + SZ_1G + 1000,
+	  .op = NK_OP_READAHEAD, .pos = SZ_4G - SZ_32K, .len = SZ_64K,
+	  .server = { .step = 5000 },
+	  .expect = { .server_calls = 14, .request = { SZ_4G - SZ_32K, SZ_64K },
+		      .calls = { { SZ_4G - SZ_32K, SZ_64K, 0 } } } },
 
 	/* 2. slicing by clamp_length */
 	{ .name = "rsize_4k", .size = SZ_1M, .op = NK_OP_READAHEAD, .len = SZ_64K,
@@ -105,6 +115,9 @@ static const struct nk_scenario readahead_scenarios[] = {
 		      .calls = { { 0, SZ_16K, 0 }, { 0, SZ_16K, 3000 },
 				 { 0, SZ_16K, 6000 }, { 0, SZ_16K, 9000 },
 				 { 0, SZ_16K, 12000 }, { 0, SZ_16K, 15000 } } } },
+	{ .name = "short_slices", .size = SZ_1M, .op = NK_OP_READAHEAD,
+	  .len = SZ_64K, .server = { .rsize = SZ_16K, .step = 3000 },
+	  .expect = { .server_calls = 24, .slices = true } },
 	{ .name = "no_progress_once", .size = SZ_1M, .op = NK_OP_READAHEAD,
 	  .len = SZ_16K, .server = { .faults = { { 1, NK_FAULT_ZERO } } },
 	  .expect = { .server_calls = 2,
@@ -118,6 +131,13 @@ static const struct nk_scenario readahead_scenarios[] = {
 	  .server = { .step = 5000, .resize_at = 3, .resize_to = 12000,
 		      .clear_tail = true },
 	  .expect = { .server_calls = 3 } },
+	/* the bytes of the first, short, call stay; only the tail is zeroed */
+	{ .name = "clear_tail_after_short", .size = 3 * PG, .op = NK_OP_READAHEAD,
+	  .len = 3 * PG,
+	  .server = { .step = 3000,
+		      .faults = { { 2, NK_FAULT_CLEAR_TAIL, 1000 } } },
+	  .expect = { .server_calls = 2,
+		      .calls = { { 0, 3 * PG, 0 }, { 0, 3 * PG, 3000 } } } },
 	{ .name = "clear_tail_at_server_eof", .size = 12000, .op = NK_OP_READAHEAD,
 	  .len = SZ_16K,
 	  .server = { .resize_at = 1, .resize_to = 5000, .clear_tail = true },
@@ -137,12 +157,51 @@ static const struct nk_scenario readahead_scenarios[] = {
 	  .server = { .rsize = SZ_16K, .resize_at = 2, .resize_to = 20000,
 		      .clear_tail = true },
 	  .expect = { .server_calls = 4, .slices = true } },
+	/* growth seen during the read is not read: the request keeps its size */
+	{ .name = "grows_during_read", .size = SZ_64K, .op = NK_OP_READAHEAD,
+	  .len = SZ_64K,
+	  .server = { .rsize = SZ_16K, .resize_at = 2, .resize_to = SZ_128K },
+	  .expect = { .server_calls = 4, .slices = true,
+		      .request = { 0, SZ_64K } } },
 
 	/* 6. errors */
 	{ .name = "error_in_one_of_four", .size = SZ_1M, .op = NK_OP_READAHEAD,
 	  .len = SZ_64K,
 	  .server = { .rsize = SZ_16K, .faults = { { 2, NK_FAULT_ERROR, -EIO } } },
 	  .expect = { .server_calls = 4, .bad = { SZ_16K, SZ_16K } } },
+	/* a failure covering part of a folio: that folio only is not uptodate */
+	{ .name = "error_first_half_of_folio", .size = SZ_1M,
+	  .op = NK_OP_READAHEAD, .len = SZ_64K,
+	  .server = { .rsize = SZ_8K, .faults = { { 3, NK_FAULT_ERROR, -EIO } } },
+	  .expect = { .server_calls = 8, .bad = { SZ_16K, SZ_8K } } },
+	{ .name = "error_second_half_of_folio", .size = SZ_1M,
+	  .op = NK_OP_READAHEAD, .len = SZ_64K,
+	  .server = { .rsize = SZ_8K, .faults = { { 4, NK_FAULT_ERROR, -EIO } } },
+	  .expect = { .server_calls = 8, .bad = { SZ_16K + SZ_8K, SZ_8K } } },
+	{ .name = "error_unaligned_slice", .size = SZ_1M, .op = NK_OP_READAHEAD,
+	  .len = SZ_64K,
+	  .server = { .rsize = 5000, .faults = { { 4, NK_FAULT_ERROR, -EIO } } },
+	  .expect = { .server_calls = 14, .bad = { 15000, 5000 } } },
+	/*
+	 * A slice that cannot be prepared (clamp_length false) ends the
+	 * request there: what was issued is read, the rest stays not uptodate.
+	 * Upstream bug F4: kunit/known-upstream-failures.
+	 */
+	{ .name = "clamp_length_fails_first", .size = SZ_1M,
+	  .op = NK_OP_READAHEAD, .len = SZ_64K,
+	  .server = { .rsize = SZ_16K, .clamp_fail = 1 },
+	  .expect = { .server_calls = NK_NONE, .bad = { 0, SZ_64K } } },
+	{ .name = "clamp_length_fails_later", .size = SZ_1M,
+	  .op = NK_OP_READAHEAD, .len = SZ_64K,
+	  .server = { .rsize = SZ_16K, .clamp_fail = 3 },
+	  .expect = { .server_calls = 2, .bad = { SZ_32K, SZ_32K } } },
+	/* kernel_read returns the bytes before the page it cannot read */
+	{ .name = "read_stops_at_error", .size = 3 * PG, .op = NK_OP_READ,
+	  .len = 3 * PG, .folios = SMALL_ONLY,
+	  .server = { .rsize = PG,
+		      .faults = { { 2, NK_FAULT_ERROR, -EIO }, { 4, NK_FAULT_ERROR, -EIO },
+				  { 5, NK_FAULT_ERROR, -EIO } } },
+	  .expect = { .result = PG, .bad = { PG, PG } } },
 	{ .name = "error_left_to_read_folio", .size = SZ_64K, .op = NK_OP_READ,
 	  .len = SZ_64K,
 	  .server = { .rsize = SZ_16K, .faults = { { 1, NK_FAULT_ERROR, -EIO } } },
@@ -154,6 +213,16 @@ static const struct nk_scenario readahead_scenarios[] = {
 	  .len = SZ_64K, .server = { .rsize = SZ_16K },
 	  .cache = { .begin_error = -ENOBUFS },
 	  .expect = { .server_calls = 4, .slices = true } },
+
+	/*
+	 * 7. folios complete as they are read: the eighth of sixteen slices
+	 * held back, the folios of the other fifteen must not wait for it
+	 * (upstream bug F5: kunit/known-upstream-failures)
+	 */
+	{ .name = "folios_complete_as_read", .size = SZ_1M,
+	  .op = NK_OP_READAHEAD, .len = SZ_256K,
+	  .server = { .rsize = SZ_16K, .hold = 8 },
+	  .expect = { .server_calls = 16, .slices = true } },
 };
 
 NK_TABLE_SUITE(readahead, "netfs_readahead");

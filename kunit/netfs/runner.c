@@ -346,6 +346,8 @@ static void nk_run(struct kunit *test, const struct nk_scenario *sc,
 	u8 *scratch;
 	int i;
 
+	if (sc->cache.cookie && !IS_ENABLED(CONFIG_FSCACHE))
+		kunit_skip(test, "a cache cookie needs CONFIG_FSCACHE");
 	scratch = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, scratch);
 	env = nk_env_create(test, sc, ctx, folios);
@@ -386,7 +388,9 @@ static void nk_run(struct kunit *test, const struct nk_scenario *sc,
 		 nk_op_names[sc->op], job->ret, nk_want(sc));
 	if (sc->op == NK_OP_READ && job->ret > 0)
 		nk_compare(env, ni, "kernel_read buffer", sc->pos, job->buf,
-			   job->ret, scratch);
+			   job->ret, scratch, true);
+	if (sc->server.hold)
+		nk_check_progress(env, file, sc->pos, sc->len);
 	nk_job_free(job);
 	if (sc->op == NK_OP_READAHEAD)
 		nk_check(env, !env->leftover || !env->nr_calls,

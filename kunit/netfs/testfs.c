@@ -37,7 +37,7 @@ static struct inode *nk_alloc_inode(struct super_block *sb)
 	if (!ni)
 		return NULL;
 	inode_init_once(&ni->netfs.inode);
-	xa_init(&ni->store);
+	xa_init_flags(&ni->store, XA_FLAGS_LOCK_BH);
 	return &ni->netfs.inode;
 }
 
@@ -239,6 +239,10 @@ struct nk_env *nk_env_create(struct kunit *test, const struct nk_scenario *sc,
 	env->folios = folios;
 	spin_lock_init(&env->lock);
 	INIT_LIST_HEAD(&env->rreqs);
+#if IS_ENABLED(CONFIG_FSCACHE)
+	/* all netfs_is_cache_enabled() reads: a cache object, not disabled */
+	env->cookie.cache_priv = env;
+#endif
 	env->have_stats = nk_netfs_stats(&env->stat_rreq, &env->stat_sreq);
 	return env;
 }
@@ -271,6 +275,10 @@ struct file *nk_new_file(struct nk_env *env, loff_t size)
 	i_size_write(inode, size);
 	netfs_inode_init(&ni->netfs, env->sc->cache.absent ?
 			 &nk_netfs_ops_nocache : &nk_netfs_ops);
+#if IS_ENABLED(CONFIG_FSCACHE)
+	if (env->sc->cache.cookie)
+		ni->netfs.cache = &env->cookie;
+#endif
 	if (env->folios == NK_FOLIOS_LARGE)
 		mapping_set_large_folios(inode->i_mapping);
 
@@ -351,6 +359,7 @@ static bool nk_quiet(struct nk_env *env, const int *now, void *arg)
  * nk_quiesce - wait until every request was freed and every fake I/O ended
  * @env: the environment
  *
+ * A call that server.hold kept back is released first.
  * If the helper stalls with work outstanding, the case fails with what is
  * outstanding and the environment is marked broken, so that teardown
  * leaves it alone instead of waiting on it.
@@ -361,6 +370,7 @@ bool nk_quiesce(struct nk_env *env)
 {
 	int now[8];
 
+	nk_release_held(env);
 	if (nk_wait(env, nk_quiet, NULL, now))
 		return true;
 	KUNIT_FAIL(env->test,
@@ -397,6 +407,8 @@ void nk_reset_records(struct nk_env *env)
 	atomic_set(&env->n.began, 0);
 	atomic_set(&env->n.ended, 0);
 	atomic_set(&env->n.cwb, 0);
+	atomic_set(&env->n.clamps, 0);
+	atomic_set(&env->n.prepares, 0);
 }
 
 /**

@@ -47,10 +47,56 @@ static const struct nk_scenario write_begin_scenarios[] = {
 	  .server = { .cwb_error = -EIO },
 	  .expect = { .error = -EIO, .server_calls = NK_NONE, .cwb_calls = 1,
 		      .bad = { 2 * PG, 1 } } },
+	/* ceph's pattern: the folio is gone when the error comes back */
+	{ .name = "check_write_begin_drops_and_fails", .size = SZ_64K,
+	  .op = NK_OP_WRITE, .pos = 2 * PG + 100, .len = 200,
+	  .folios = SMALL_ONLY, .server = { .cwb_error = -EIO, .cwb_drop = true },
+	  .expect = { .error = -EIO, .server_calls = NK_NONE, .cwb_calls = 1,
+		      .bad = { 2 * PG, 1 } } },
+	{ .name = "init_request_error", .size = SZ_64K, .op = NK_OP_WRITE,
+	  .pos = 2 * PG + 100, .len = 200, .folios = SMALL_ONLY,
+	  .server = { .init_error = -ENOMEM },
+	  .expect = { .error = -ENOMEM, .server_calls = NK_NONE,
+		      .bad = { 2 * PG, 1 } } },
+	{ .name = "begin_cache_enomem", .size = SZ_64K, .op = NK_OP_WRITE,
+	  .pos = 2 * PG + 100, .len = 200, .folios = SMALL_ONLY,
+	  .cache = { .begin_error = -ENOMEM },
+	  .expect = { .error = -ENOMEM, .server_calls = NK_NONE,
+		      .bad = { 2 * PG, 1 } } },
+	/* the read for the write grows to what expand_readahead asks */
+	{ .name = "expanded", .size = SZ_64K, .op = NK_OP_WRITE,
+	  .pos = 2 * PG + 100, .len = 200, .folios = SMALL_ONLY,
+	  .server = { .expand = SZ_16K, .expand_how = NK_EXPAND_BOTH },
+	  .expect = { .server_calls = 1, .request = { 0, SZ_16K },
+		      .calls = { { 0, SZ_16K } } } },
+	/*
+	 * With the cache enabled, the folio is read through it (and copied
+	 * to it), and write_begin waits for the copy before it returns: the
+	 * cache holds the server's bytes, not the write's (the fake cache
+	 * takes its data when the copy completes).
+	 */
+	{ .name = "through_cache_miss", .size = SZ_64K, .op = NK_OP_WRITE,
+	  .pos = 2 * PG + 100, .len = 200, .folios = SMALL_ONLY,
+	  .cache = { .on = true, .cookie = true },
+	  .expect = { .server_calls = 1, .calls = { { 2 * PG, PG } },
+		      .cache_writes = 1, .writes = { { 2 * PG, PG } },
+		      .cached = { 2 * PG, PG } } },
+	{ .name = "through_cache_hit", .size = SZ_64K, .op = NK_OP_WRITE,
+	  .pos = 2 * PG + 100, .len = 200, .folios = SMALL_ONLY,
+	  .cache = { .on = true, .cookie = true, .held = { { 0, SZ_64K } } },
+	  .expect = { .server_calls = NK_NONE, .cache_reads = 1,
+		      .cache_writes = NK_NONE } },
 	{ .name = "read_error", .size = SZ_64K, .op = NK_OP_WRITE,
 	  .pos = 2 * PG + 100, .len = 200, .folios = SMALL_ONLY,
 	  .server = { .faults = { { 1, NK_FAULT_ERROR, -EIO } } },
 	  .expect = { .error = -EIO, .server_calls = 1, .bad = { 2 * PG, 1 } } },
+	{ .name = "short_read_retried", .size = SZ_64K, .op = NK_OP_WRITE,
+	  .pos = 2 * PG + 100, .len = 100, .folios = SMALL_ONLY,
+	  .server = { .step = 1000 },
+	  .expect = { .server_calls = 5,
+		      .calls = { { 2 * PG, PG, 0 }, { 2 * PG, PG, 1000 },
+				 { 2 * PG, PG, 2000 }, { 2 * PG, PG, 3000 },
+				 { 2 * PG, PG, 4000 } } } },
 };
 
 NK_TABLE_SUITE(write_begin, "netfs_write_begin");
