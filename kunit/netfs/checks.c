@@ -175,7 +175,53 @@ struct nk_page_cache_walk {
 	struct nk_inode *ni;
 	u8 *scratch;
 	unsigned int reported;
+	const char *when;		/* for nk_folio_released()'s report */
 };
+
+/*
+ * A folio that is still locked or PG_fscache is reported, and the
+ * environment marked broken: teardown, or a truncation, would wait for it
+ * forever.
+ */
+static bool nk_folio_released(struct folio *folio, struct nk_page_cache_walk *w)
+{
+	if (!folio_test_locked(folio) && !folio_test_fscache(folio))
+		return true;
+	nk_fail(w->env, "folio %lld+%zu still %s%s", folio_pos(folio),
+		folio_size(folio),
+		folio_test_locked(folio) ? "locked" : "PG_fscache", w->when);
+	w->env->broken = true;
+	w->reported++;
+	return false;
+}
+
+static bool nk_check_released(struct folio *folio, void *arg)
+{
+	struct nk_page_cache_walk *w = arg;
+
+	nk_folio_released(folio, w);
+	return w->reported < 5;
+}
+
+/**
+ * nk_check_folios_released - no folio of the file is locked or PG_fscache
+ * @env: the environment, quiescent
+ * @file: the file
+ * @when: said after the folio in a report (" after the first run", say)
+ *
+ * For a case that drops the page cache between two operations: the drop
+ * would wait forever on such a folio.
+ *
+ * Return: true if none is; if one is, the case failed and @env is broken.
+ */
+bool nk_check_folios_released(struct nk_env *env, struct file *file,
+			      const char *when)
+{
+	struct nk_page_cache_walk w = { .env = env, .when = when };
+
+	nk_walk_folios(file->f_mapping, 0, LLONG_MAX, nk_check_released, &w);
+	return !w.reported;
+}
 
 /*
  * One folio of the page cache: not locked or PG_fscache, only the page
@@ -192,13 +238,8 @@ static bool nk_check_folio(struct folio *folio, void *arg)
 	unsigned int before = w->reported;
 	size_t off;
 
-	if (folio_test_locked(folio) || folio_test_fscache(folio)) {
-		nk_fail(env, "folio %lld+%zu still %s", start, folio_size(folio),
-			folio_test_locked(folio) ? "locked" : "PG_fscache");
-		/* teardown would wait for it forever */
-		env->broken = true;
-		return ++w->reported < 5;
-	}
+	if (!nk_folio_released(folio, w))
+		return w->reported < 5;
 	if (folio_ref_count(folio) != folio_nr_pages(folio) + 1) {
 		nk_fail(env, "folio %lld+%zu has %d references, expected %ld",
 			start, folio_size(folio), folio_ref_count(folio),
@@ -231,6 +272,7 @@ static void nk_check_page_cache(struct nk_env *env, struct file *file, u8 *scrat
 {
 	struct nk_page_cache_walk w = {
 		.env = env, .ni = NK_I(file_inode(file)), .scratch = scratch,
+		.when = "",
 	};
 
 	nk_drain_lru();

@@ -178,11 +178,84 @@ static void readahead_vs_read_folio(struct kunit *test)
 	nk_finish(env, scratch);
 }
 
+/* Run one job; false (and the job left to its thread) if it never returns */
+static bool nk_run_one(struct nk_env *env, struct nk_job *job)
+{
+	if (!job) {
+		nk_fail(env, "no memory for a job");
+		return false;
+	}
+	if (!nk_run_jobs(env, &job, 1))
+		return false;
+	return true;
+}
+
+/*
+ * The file is truncated to 100000 bytes while a readahead of its first
+ * 256 KiB is in flight (the eighth of its sixteen slices held back, and
+ * released while the truncation waits for the folios it covers): nothing
+ * hangs, nothing leaks, no folio beyond the new EOF is left in the page
+ * cache with old data (check 1), and a read afterwards returns the 100000
+ * bytes, byte for byte.
+ */
+static void truncate_during_readahead(struct kunit *test)
+{
+	static const struct nk_scenario held = {
+		.name = "held",
+		.size = SZ_1M,
+		.server = { .rsize = SZ_16K, .hold = 8 },
+	};
+	u8 *scratch = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	struct nk_job *job;
+	struct nk_env *env;
+	struct file *file;
+
+	KUNIT_ASSERT_NOT_NULL(test, scratch);
+	env = nk_env_create(test, &held, NK_CTX_WORKQUEUE, NK_FOLIOS_LARGE);
+	KUNIT_ASSERT_NOT_NULL(test, env);
+	env->concurrent = true;
+	file = nk_new_file(env, held.size);
+	if (IS_ERR(file)) {
+		KUNIT_FAIL(test, "cannot make the file");
+		nk_env_destroy(env);
+		return;
+	}
+	job = nk_job_new(env, file, NK_OP_READAHEAD, 0, SZ_256K);
+	if (!nk_run_one(env, job))
+		goto out;
+	nk_job_free(job);
+	nk_check(env, env->held, "issue_read call 8 was not made");
+
+	/* truncate_setsize() waits for the folios of the held slice */
+	nk_release_held_later(env, 50);
+	job = nk_job_new(env, file, NK_OP_TRUNCATE, 100000, 0);
+	if (!nk_run_one(env, job))
+		goto out;
+	nk_check(env, READ_ONCE(env->released),
+		 "the truncation returned before the folios being read were");
+	nk_job_free(job);
+	KUNIT_EXPECT_EQ(test, i_size_read(file_inode(file)), 100000);
+
+	job = nk_job_new(env, file, NK_OP_READ, 0, SZ_256K);
+	if (!nk_run_one(env, job))
+		goto out;
+	nk_check(env, job->ret == 100000,
+		 "kernel_read after the truncation returned %ld, expected 100000",
+		 job->ret);
+	if (job->ret > 0)
+		nk_compare(env, NK_I(file_inode(file)), "kernel_read buffer", 0,
+			   job->buf, job->ret, scratch, true);
+	nk_job_free(job);
+out:
+	nk_finish(env, scratch);
+}
+
 static struct kunit_case netfs_concurrency_cases[] = {
 	KUNIT_CASE(many_requests),
 	KUNIT_CASE(two_readers),
 	KUNIT_CASE(readahead_vs_read_folio),
 	KUNIT_CASE(many_inodes),
+	KUNIT_CASE(truncate_during_readahead),
 	{}
 };
 

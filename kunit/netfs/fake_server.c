@@ -182,8 +182,30 @@ void nk_release_held(struct nk_env *env)
 
 	if (!io)
 		return;
+	WRITE_ONCE(env->released, true);
 	atomic_dec(&env->n.inflight);
 	nk_dispatch(env, io, 0);
+}
+
+/* The delayed work of nk_release_held_later(), set up by nk_env_create() */
+void nk_release_held_work(struct work_struct *work)
+{
+	nk_release_held(container_of(to_delayed_work(work), struct nk_env,
+				     release_work));
+}
+
+/**
+ * nk_release_held_later - release the held issue_read in a while
+ * @env: the environment
+ * @ms: how long from now
+ *
+ * For an operation that waits for the held call (read_folio,
+ * write_begin, a truncation): the case runs it meanwhile, and whether it
+ * returned before the release shows in env->released.
+ */
+void nk_release_held_later(struct nk_env *env, unsigned int ms)
+{
+	schedule_delayed_work(&env->release_work, msecs_to_jiffies(ms));
 }
 
 static void nk_cache_io_complete(struct nk_io *io, bool was_async)

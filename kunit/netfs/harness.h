@@ -40,6 +40,8 @@
  * still completing I/O is never cut short.
  */
 #define NK_STALL_MS	5000
+/* How long a synchronous operation's held call is held */
+#define NK_HOLD_MS	200
 
 struct nk_io;
 
@@ -112,6 +114,8 @@ struct nk_env {
 	int stat_rreq, stat_sreq;	/* their values before the scenario */
 	struct nk_io *held;		/* the issue_read server.hold keeps back */
 	struct nk_range held_range;	/* its subrequest */
+	bool released;			/* nk_release_held() let it go */
+	struct delayed_work release_work;	/* nk_release_held_later() */
 #if IS_ENABLED(CONFIG_FSCACHE)
 	struct fscache_cookie cookie;	/* cache.cookie: reads as enabled */
 #endif
@@ -155,6 +159,8 @@ int nk_complete_cache_io(struct nk_env *env, unsigned int call,
 			 struct nk_inode *store, loff_t pos,
 			 const struct iov_iter *iter);
 void nk_release_held(struct nk_env *env);
+void nk_release_held_work(struct work_struct *work);
+void nk_release_held_later(struct nk_env *env, unsigned int ms);
 
 /* fake_cache.c */
 extern const struct netfs_cache_ops nk_cache_ops;
@@ -184,6 +190,8 @@ __printf(2, 3) void nk_fail(struct nk_env *env, const char *fmt, ...);
 void nk_walk_folios(struct address_space *mapping, loff_t start, loff_t end,
 		    bool (*fn)(struct folio *folio, void *arg), void *arg);
 void nk_check_all(struct nk_env *env, u8 *scratch);
+bool nk_check_folios_released(struct nk_env *env, struct file *file,
+			      const char *when);
 void nk_check_progress(struct nk_env *env, struct file *file, loff_t pos,
 		       size_t len);
 void nk_check_count(struct nk_env *env, const char *what, unsigned int got,

@@ -111,9 +111,10 @@ struct nk_call_exp {
  * @cwb_drop: with @cwb_error, check_write_begin also unlocks and puts the
  *	folio and sets *foliop = NULL before failing (ceph does)
  * @clamp_fail: clamp_length returns false on its call of this number
- * @hold: issue_read call (from 1) whose completion is held back until the
- *	runner has checked that the rest of the window completed without it
- *	(NK_OP_READAHEAD only: a synchronous operation would wait for it)
+ * @hold: issue_read call (from 1) whose completion is held back: for
+ *	NK_OP_READAHEAD until the runner has checked that the rest of the
+ *	window completed without it, for a synchronous operation for
+ *	NK_HOLD_MS, and the operation must not return before then
  * @faults: faults injected into issue_read calls
  */
 struct nk_server {
@@ -175,6 +176,7 @@ enum nk_op {
 	NK_OP_READ_FOLIO,	/* ->read_folio() of a folio made at pos */
 	NK_OP_CACHE_FOLIO,	/* read_cache_folio() of the page at pos */
 	NK_OP_WRITE,		/* kernel_write() of [pos, pos + len) */
+	NK_OP_TRUNCATE,		/* the file, on the server too, cut to pos */
 };
 
 /* An expected count of exactly zero (0 means "not checked") */

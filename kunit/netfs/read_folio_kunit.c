@@ -41,6 +41,10 @@ static const struct nk_scenario read_folio_scenarios[] = {
 	  .pos = SZ_16K, .server = { .clamp_fail = 1 },
 	  .expect = { .error = -EIO, .server_calls = NK_NONE,
 		      .bad = { SZ_16K, 1 } } },
+	/* its slice held back for a while: it returns only once that is read */
+	{ .name = "waits_for_its_slice", .size = SZ_64K, .op = NK_OP_READ_FOLIO,
+	  .pos = SZ_16K, .server = { .hold = 1 },
+	  .expect = { .server_calls = 1, .slices = true } },
 	{ .name = "init_request_error", .size = SZ_64K, .op = NK_OP_READ_FOLIO,
 	  .pos = SZ_16K, .server = { .init_error = -ENOMEM },
 	  .expect = { .error = -ENOMEM, .server_calls = NK_NONE,

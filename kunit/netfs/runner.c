@@ -31,6 +31,7 @@ static const char * const nk_op_names[] = {
 	[NK_OP_READ_FOLIO]	= "read_folio",
 	[NK_OP_CACHE_FOLIO]	= "read_cache_folio",
 	[NK_OP_WRITE]		= "kernel_write",
+	[NK_OP_TRUNCATE]	= "truncate",
 };
 
 /*
@@ -167,6 +168,12 @@ static long nk_do_job(struct nk_job *job)
 			ni->overlay.len = ret;
 		}
 		return ret;
+	case NK_OP_TRUNCATE:
+		/* as a netfs's setattr does: the server first, then the client */
+		ni->content = min(ni->content, pos);
+		netfs_resize_file(&ni->netfs, pos);
+		truncate_setsize(&ni->netfs.inode, pos);
+		return 0;
 	}
 	return -EINVAL;
 }
@@ -371,7 +378,8 @@ static void nk_run(struct kunit *test, const struct nk_scenario *sc,
 		       NK_FOLIOS_SMALL))
 		goto out;
 	if (sc->twice) {
-		if (!nk_run_op(env, file, sc->op, sc->pos, sc->len, folios))
+		if (!nk_run_op(env, file, sc->op, sc->pos, sc->len, folios) ||
+		    !nk_check_folios_released(env, file, " after the first run"))
 			goto out;
 		truncate_inode_pages(file->f_mapping, 0);
 	}
@@ -382,14 +390,21 @@ static void nk_run(struct kunit *test, const struct nk_scenario *sc,
 		KUNIT_FAIL(test, "no memory for the job");
 		goto out;
 	}
+	/* a synchronous operation waits for the held call: release it later */
+	if (sc->server.hold && sc->op != NK_OP_READAHEAD)
+		nk_release_held_later(env, NK_HOLD_MS);
 	if (!nk_run_jobs(env, &job, 1))
 		goto out;
+	if (sc->server.hold && sc->op != NK_OP_READAHEAD)
+		nk_check(env, READ_ONCE(env->released),
+			 "%s returned before the issue_read it waits for (held back for %d ms) completed",
+			 nk_op_names[sc->op], NK_HOLD_MS);
 	nk_check(env, job->ret == nk_want(sc), "%s returned %ld, expected %ld",
 		 nk_op_names[sc->op], job->ret, nk_want(sc));
 	if (sc->op == NK_OP_READ && job->ret > 0)
 		nk_compare(env, ni, "kernel_read buffer", sc->pos, job->buf,
 			   job->ret, scratch, true);
-	if (sc->server.hold)
+	if (sc->server.hold && sc->op == NK_OP_READAHEAD)
 		nk_check_progress(env, file, sc->pos, sc->len);
 	nk_job_free(job);
 	if (sc->op == NK_OP_READAHEAD)

@@ -239,6 +239,7 @@ struct nk_env *nk_env_create(struct kunit *test, const struct nk_scenario *sc,
 	env->folios = folios;
 	spin_lock_init(&env->lock);
 	INIT_LIST_HEAD(&env->rreqs);
+	INIT_DELAYED_WORK(&env->release_work, nk_release_held_work);
 #if IS_ENABLED(CONFIG_FSCACHE)
 	/* all netfs_is_cache_enabled() reads: a cache object, not disabled */
 	env->cookie.cache_priv = env;
@@ -370,6 +371,7 @@ bool nk_quiesce(struct nk_env *env)
 {
 	int now[8];
 
+	cancel_delayed_work_sync(&env->release_work);
 	nk_release_held(env);
 	if (nk_wait(env, nk_quiet, NULL, now))
 		return true;
