@@ -163,6 +163,11 @@ static int nk_complete(struct nk_env *env, unsigned int n,
 		env->held_range.len = io->subreq->len;
 		/* held_range before held: see nk_check_progress() */
 		smp_store_release(&env->held, io);
+		/* held before release_ms: see nk_release_held_later() */
+		smp_mb();
+		if (READ_ONCE(env->release_ms))
+			schedule_delayed_work(&env->release_work,
+					      msecs_to_jiffies(env->release_ms));
 		return 0;
 	}
 	nk_dispatch(env, io, (3 - n % 3) % 3);
@@ -195,17 +200,25 @@ void nk_release_held_work(struct work_struct *work)
 }
 
 /**
- * nk_release_held_later - release the held issue_read in a while
+ * nk_release_held_later - release the held issue_read a while after it
+ *	was held
  * @env: the environment
- * @ms: how long from now
+ * @ms: how long after
  *
  * For an operation that waits for the held call (read_folio,
  * write_begin, a truncation): the case runs it meanwhile, and whether it
- * returned before the release shows in env->released.
+ * returned before the release shows in env->released.  The time counts
+ * from when the call is held (or from now if it already is), not from
+ * when the case asks, so that a slow guest that issues the call late
+ * still sees it held for @ms.
  */
 void nk_release_held_later(struct nk_env *env, unsigned int ms)
 {
-	schedule_delayed_work(&env->release_work, msecs_to_jiffies(ms));
+	WRITE_ONCE(env->release_ms, ms);
+	/* release_ms before held: whichever side sees the other schedules */
+	smp_mb();
+	if (READ_ONCE(env->held))
+		schedule_delayed_work(&env->release_work, msecs_to_jiffies(ms));
 }
 
 static void nk_cache_io_complete(struct nk_io *io, bool was_async)

@@ -115,6 +115,7 @@ struct nk_env {
 	struct nk_io *held;		/* the issue_read server.hold keeps back */
 	struct nk_range held_range;	/* its subrequest */
 	bool released;			/* nk_release_held() let it go */
+	unsigned int release_ms;	/* nk_release_held_later()'s delay */
 	struct delayed_work release_work;	/* nk_release_held_later() */
 #if IS_ENABLED(CONFIG_FSCACHE)
 	struct fscache_cookie cookie;	/* cache.cookie: reads as enabled */
