@@ -288,9 +288,9 @@ int xa_case_init(struct kunit *test)
 	pgoff_t index;
 
 	fx = kunit_kzalloc(test, sizeof(*fx), GFP_KERNEL);
+	test->priv = fx;
 	if (!fx)
 		return -ENOMEM;
-	test->priv = fx;
 	fx->test = test;
 	fx->param = param;
 	xa_init(&fx->xa);
@@ -326,13 +326,14 @@ int xa_case_init(struct kunit *test)
 	return 0;
 
 nomem:
-	xa_fixture_free(fx);
+	/* KUnit runs the exit hook after a failed init: it frees */
 	return -ENOMEM;
 }
 
 void xa_case_exit(struct kunit *test)
 {
-	xa_fixture_free(test->priv);
+	if (test->priv)
+		xa_fixture_free(test->priv);
 }
 
 /* The pattern for layouts at 0 and at HIGH_INDEX, computed once. */

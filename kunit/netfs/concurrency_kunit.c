@@ -226,8 +226,10 @@ static void truncate_during_readahead(struct kunit *test)
 	nk_job_free(job);
 	nk_check(env, env->held, "issue_read call 8 was not made");
 
-	/* truncate_setsize() waits for the folios of the held slice */
-	nk_release_held_later(env, 50);
+	/*
+	 * The truncation lets the held slice go 50 ms after it began:
+	 * truncate_setsize() waits for the folios that slice covers.
+	 */
 	job = nk_job_new(env, file, NK_OP_TRUNCATE, 100000, 0);
 	if (!nk_run_one(env, job))
 		goto out;

@@ -65,14 +65,19 @@ static size_t nk_store_copy(struct nk_inode *ni, loff_t pos, size_t count,
 		if (write && !page) {
 			/* a write completes in the scenario's context */
 			gfp_t gfp = in_task() ? GFP_NOFS : GFP_ATOMIC;
+			u8 *new = kzalloc(PAGE_SIZE, gfp);
+			int err = new ? xa_insert_bh(&ni->store, p >> PAGE_SHIFT,
+						     new, gfp) : -ENOMEM;
 
-			page = kzalloc(PAGE_SIZE, gfp);
-			if (!page || xa_err(xa_store_bh(&ni->store,
-							p >> PAGE_SHIFT,
-							page, gfp))) {
-				kfree(page);
+			/* another completion may have stored it meanwhile */
+			if (err)
+				kfree(new);
+			if (err == -EBUSY)
+				page = xa_load(&ni->store, p >> PAGE_SHIFT);
+			else if (!err)
+				page = new;
+			if (!page)
 				break;
-			}
 		}
 		if (write)
 			copied = copy_from_iter(page + off, run, iter);
@@ -164,12 +169,17 @@ static int nk_cache_write(struct netfs_cache_resources *cres, loff_t start_pos,
  * @pos: the file position written
  * @iter: the data
  *
+ * The folios must still carry PG_fscache (counted as at issue): the
+ * helper may end it only when the write has completed.
+ *
  * Return: the bytes written, or -ENOBUFS if the store could not take them.
  */
 ssize_t nk_cache_take(struct nk_inode *ni, loff_t pos, struct iov_iter *iter)
 {
 	size_t count = iov_iter_count(iter);
 
+	nk_walk_folios(ni->netfs.inode.i_mapping, pos, pos + count,
+		       nk_count_unmarked, ni->env);
 	return nk_store_copy(ni, pos, count, iter, true, false) < count ?
 		-ENOBUFS : count;
 }
@@ -261,6 +271,7 @@ const struct netfs_cache_ops nk_cache_ops = {
  */
 int nk_cache_fill(struct nk_inode *ni, loff_t start, loff_t len, bool junk)
 {
+	void *old;
 	loff_t p;
 
 	for (p = round_down(start, PAGE_SIZE); p < start + len; p += PAGE_SIZE) {
@@ -272,7 +283,12 @@ int nk_cache_fill(struct nk_inode *ni, loff_t start, loff_t len, bool junk)
 			memcpy(page, nk_pattern(NK_ALT_ID + 1, p), PAGE_SIZE);
 		else
 			nk_expected(ni, p, page, PAGE_SIZE, false);
-		kfree(xa_store_bh(&ni->store, p >> PAGE_SHIFT, page, GFP_KERNEL));
+		old = xa_store_bh(&ni->store, p >> PAGE_SHIFT, page, GFP_KERNEL);
+		if (xa_is_err(old)) {
+			kfree(page);
+			return xa_err(old);
+		}
+		kfree(old);
 	}
 	return 0;
 }

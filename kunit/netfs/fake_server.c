@@ -94,6 +94,7 @@ struct nk_io {
 	void *term_priv;
 	struct nk_inode *store;			/* cache write: copy iter at pos */
 	struct iov_iter iter;
+	bool held;				/* server.hold kept it back */
 };
 
 static void nk_io_work(struct work_struct *work)
@@ -158,6 +159,7 @@ static int nk_complete(struct nk_env *env, unsigned int n,
 	}
 	io->env = env;
 	if (io->subreq && n == env->sc->server.hold) {
+		io->held = true;
 		atomic_inc(&env->n.inflight);
 		env->held_range.start = io->subreq->start;
 		env->held_range.len = io->subreq->len;
@@ -187,9 +189,9 @@ void nk_release_held(struct nk_env *env)
 
 	if (!io)
 		return;
-	WRITE_ONCE(env->released, true);
-	atomic_dec(&env->n.inflight);
+	/* still in flight until the dispatch has counted it again */
 	nk_dispatch(env, io, 0);
+	atomic_dec(&env->n.inflight);
 }
 
 /* The delayed work of nk_release_held_later(), set up by nk_env_create() */
@@ -207,7 +209,7 @@ void nk_release_held_work(struct work_struct *work)
  *
  * For an operation that waits for the held call (read_folio,
  * write_begin, a truncation): the case runs it meanwhile, and whether it
- * returned before the release shows in env->released.  The time counts
+ * returned before the held call completed shows in env->released.  The time counts
  * from when the call is held (or from now if it already is), not from
  * when the case asks, so that a slow guest that issues the call late
  * still sees it held for @ms.
@@ -378,6 +380,8 @@ static void nk_server_complete(struct nk_io *io, bool was_async)
 			io->result = -EFAULT;
 		}
 	}
+	if (io->held)
+		WRITE_ONCE(ni->env->released, true);
 	netfs_subreq_terminated(subreq, io->result, was_async);
 }
 
@@ -489,7 +493,12 @@ static void nk_done(struct netfs_io_request *rreq)
 	atomic_inc(&r->nr_done);
 	if (test_bit(NETFS_RREQ_NO_UNLOCK_FOLIO, &rreq->flags))
 		w.keep = filemap_get_folio(rreq->mapping, rreq->no_unlock_folio);
-	if (!env->concurrent) {
+	/*
+	 * Not where others lock folios: other jobs, or kernel_read() itself,
+	 * which may lock a folio the request has already unlocked (to
+	 * read_folio one whose read failed) before done runs.
+	 */
+	if (!env->concurrent && env->sc->op != NK_OP_READ) {
 		nk_walk_folios(rreq->mapping, rreq->start, rreq->start + rreq->len,
 			       nk_find_locked, &w);
 		if (w.locked)

@@ -114,7 +114,7 @@ struct nk_env {
 	int stat_rreq, stat_sreq;	/* their values before the scenario */
 	struct nk_io *held;		/* the issue_read server.hold keeps back */
 	struct nk_range held_range;	/* its subrequest */
-	bool released;			/* nk_release_held() let it go */
+	bool released;			/* the held call has completed */
 	unsigned int release_ms;	/* nk_release_held_later()'s delay */
 	struct delayed_work release_work;	/* nk_release_held_later() */
 #if IS_ENABLED(CONFIG_FSCACHE)

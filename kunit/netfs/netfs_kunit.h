@@ -176,7 +176,7 @@ enum nk_op {
 	NK_OP_READ_FOLIO,	/* ->read_folio() of a folio made at pos */
 	NK_OP_CACHE_FOLIO,	/* read_cache_folio() of the page at pos */
 	NK_OP_WRITE,		/* kernel_write() of [pos, pos + len) */
-	NK_OP_TRUNCATE,		/* the file, on the server too, cut to pos */
+	NK_OP_TRUNCATE,		/* cut to pos, server too; frees a held call */
 };
 
 /* An expected count of exactly zero (0 means "not checked") */

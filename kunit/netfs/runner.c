@@ -169,6 +169,8 @@ static long nk_do_job(struct nk_job *job)
 		}
 		return ret;
 	case NK_OP_TRUNCATE:
+		/* a held call is let go once the truncation has begun */
+		nk_release_held_later(job->env, 50);
 		/* as a netfs's setattr does: the server first, then the client */
 		ni->content = min(ni->content, pos);
 		netfs_resize_file(&ni->netfs, pos);
@@ -355,6 +357,9 @@ static void nk_run(struct kunit *test, const struct nk_scenario *sc,
 
 	if (sc->cache.cookie && !IS_ENABLED(CONFIG_FSCACHE))
 		kunit_skip(test, "a cache cookie needs CONFIG_FSCACHE");
+	/* the call number would be held in the first run too */
+	KUNIT_ASSERT_FALSE_MSG(test, sc->server.hold && (sc->pre.len || sc->twice),
+			       "server.hold cannot be combined with pre or twice");
 	scratch = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, scratch);
 	env = nk_env_create(test, sc, ctx, folios);
