@@ -209,10 +209,10 @@ void nk_release_held_work(struct work_struct *work)
  *
  * For an operation that waits for the held call (read_folio,
  * write_begin, a truncation): the case runs it meanwhile, and whether it
- * returned before the held call completed shows in env->released.  The time counts
- * from when the call is held (or from now if it already is), not from
- * when the case asks, so that a slow guest that issues the call late
- * still sees it held for @ms.
+ * returned before the held call completed shows in env->released.  The
+ * time counts from when the call is held (or from now if it already is),
+ * not from when the case asks, so that a slow guest that issues the call
+ * late still sees it held for @ms.
  */
 void nk_release_held_later(struct nk_env *env, unsigned int ms)
 {

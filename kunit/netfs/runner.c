@@ -348,6 +348,7 @@ static long nk_want(const struct nk_scenario *sc)
 static void nk_run(struct kunit *test, const struct nk_scenario *sc,
 		   enum nk_ctx ctx, enum nk_folios folios)
 {
+	bool sync_hold = sc->server.hold && sc->op != NK_OP_READAHEAD;
 	struct nk_env *env;
 	struct nk_inode *ni;
 	struct nk_job *job;
@@ -396,11 +397,11 @@ static void nk_run(struct kunit *test, const struct nk_scenario *sc,
 		goto out;
 	}
 	/* a synchronous operation waits for the held call: release it later */
-	if (sc->server.hold && sc->op != NK_OP_READAHEAD)
+	if (sync_hold)
 		nk_release_held_later(env, NK_HOLD_MS);
 	if (!nk_run_jobs(env, &job, 1))
 		goto out;
-	if (sc->server.hold && sc->op != NK_OP_READAHEAD)
+	if (sync_hold)
 		nk_check(env, READ_ONCE(env->released),
 			 "%s returned before the issue_read it waits for (held back for %d ms) completed",
 			 nk_op_names[sc->op], NK_HOLD_MS);
