@@ -95,6 +95,7 @@ struct nk_io {
 	struct nk_inode *store;			/* cache write: copy iter at pos */
 	struct iov_iter iter;
 	bool held;				/* server.hold kept it back */
+	size_t over;				/* reported beyond result */
 };
 
 static void nk_io_work(struct work_struct *work)
@@ -382,6 +383,9 @@ static void nk_server_complete(struct nk_io *io, bool was_async)
 	}
 	if (io->held)
 		WRITE_ONCE(ni->env->released, true);
+	/* a server that misreports: more than it was asked for, and read */
+	if (io->result >= 0)
+		io->result += io->over;
 	netfs_subreq_terminated(subreq, io->result, was_async);
 }
 
@@ -426,6 +430,7 @@ static void nk_issue_read(struct netfs_io_subrequest *subreq)
 	struct nk_inode *ni = NK_I(rreq->inode);
 	struct nk_env *env = ni->env;
 	struct nk_rreq *r = rreq->netfs_priv;
+	const struct nk_fault *f;
 	struct nk_io how = {
 		.complete = nk_server_complete,
 		.subreq = subreq,
@@ -440,6 +445,9 @@ static void nk_issue_read(struct netfs_io_subrequest *subreq)
 		atomic_inc(&env->n.violations);
 	how.result = nk_server_result(ni, n, subreq, how.pos,
 				      subreq->len - subreq->transferred);
+	f = nk_find_fault(env->sc->server.faults, n);
+	if (f && f->kind == NK_FAULT_OVER)
+		how.over = f->value;
 	nk_complete(env, n, &how);
 }
 

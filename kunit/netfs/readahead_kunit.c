@@ -126,6 +126,15 @@ static const struct nk_scenario readahead_scenarios[] = {
 	  .len = SZ_16K,
 	  .server = { .faults = { { 1, NK_FAULT_ZERO }, { 2, NK_FAULT_ZERO } } },
 	  .expect = { .server_calls = 2, .bad = { 0, SZ_16K } } },
+	/*
+	 * A server that reports more than it was asked for: clamped to the
+	 * slice, nothing read past it, the rest of the window read as usual.
+	 * Upstream bug F6: kunit/known-upstream-failures.
+	 */
+	{ .name = "over_reported", .size = SZ_1M, .op = NK_OP_READAHEAD,
+	  .len = SZ_64K,
+	  .server = { .rsize = SZ_16K, .faults = { { 2, NK_FAULT_OVER, 5000 } } },
+	  .expect = { .server_calls = 4, .slices = true } },
 	{ .name = "short_then_shrink", .size = SZ_64K, .op = NK_OP_READAHEAD,
 	  .len = SZ_64K,
 	  .server = { .step = 5000, .resize_at = 3, .resize_to = 12000,
