@@ -173,7 +173,11 @@ static int nk_complete(struct nk_env *env, unsigned int n,
 					      msecs_to_jiffies(env->release_ms));
 		return 0;
 	}
-	nk_dispatch(env, io, (3 - n % 3) % 3);
+	if (io->subreq && env->sc->server.pace_ms)
+		nk_dispatch(env, io, msecs_to_jiffies((io->subreq->debug_index + 1) *
+						      env->sc->server.pace_ms));
+	else
+		nk_dispatch(env, io, (3 - n % 3) % 3);
 	return 0;
 }
 
@@ -419,7 +423,7 @@ static ssize_t nk_server_result(struct nk_inode *ni, unsigned int n,
 	if (bytes >= 0 && bytes < avail && pos + bytes >= ni->content &&
 	    (ss->clear_tail || (f && f->kind == NK_FAULT_CLEAR_TAIL)))
 		set_bit(NETFS_SREQ_CLEAR_TAIL, &subreq->flags);
-	if (n > NK_CALL_LIMIT)
+	if (n > NK_CALL_LIMIT && !ni->env->unlimited)
 		bytes = -EIO;	/* a retry loop that does not end */
 	return bytes;
 }

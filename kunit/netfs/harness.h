@@ -101,6 +101,7 @@ struct nk_env {
 	unsigned int next_id;
 	bool concurrent;		/* other threads may lock folios too */
 	bool broken;			/* leave everything: teardown could hang */
+	bool unlimited;			/* benchmarks: no NK_CALL_LIMIT */
 
 	spinlock_t lock;		/* protects rreqs and the call records */
 	struct list_head rreqs;
@@ -223,6 +224,7 @@ struct nk_job {
 	struct completion done;
 };
 
+long nk_do_job(struct nk_job *job);
 bool nk_run_jobs(struct nk_env *env, struct nk_job **jobs, unsigned int n);
 struct nk_job *nk_job_new(struct nk_env *env, struct file *file,
 			  enum nk_op op, loff_t pos, size_t len);

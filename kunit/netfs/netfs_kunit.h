@@ -116,6 +116,9 @@ struct nk_call_exp {
  *	NK_OP_READAHEAD until the runner has checked that the rest of the
  *	window completed without it, for a synchronous operation for
  *	NK_HOLD_MS, and the operation must not return before then
+ * @pace_ms: a request's n-th slice (from 1) completes n * @pace_ms after
+ *	it was issued (benchmarks: slices that end one after another;
+ *	workqueue only)
  * @faults: faults injected into issue_read calls
  */
 struct nk_server {
@@ -132,6 +135,7 @@ struct nk_server {
 	bool cwb_drop;
 	unsigned int clamp_fail;
 	unsigned int hold;
+	unsigned int pace_ms;
 	struct nk_fault faults[NK_MAX_FAULTS];
 };
 

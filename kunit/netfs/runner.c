@@ -140,7 +140,16 @@ static int nk_read_folio(struct nk_job *job)
 	return ret;
 }
 
-static long nk_do_job(struct nk_job *job)
+/**
+ * nk_do_job - run a job in the caller's thread
+ * @job: the job (its completion is not used)
+ *
+ * For benchmarks that time the operation itself; cases use nk_run_jobs(),
+ * which watches for an operation that never returns.
+ *
+ * Return: what the operation returned.
+ */
+long nk_do_job(struct nk_job *job)
 {
 	struct nk_inode *ni = NK_I(file_inode(job->file));
 	loff_t pos = job->pos;
