@@ -101,7 +101,7 @@ struct nk_env {
 	unsigned int next_id;
 	bool concurrent;		/* other threads may lock folios too */
 	bool broken;			/* leave everything: teardown could hang */
-	bool unlimited;			/* benchmarks: no NK_CALL_LIMIT */
+	bool bench;			/* no NK_CALL_LIMIT, no added delays */
 
 	spinlock_t lock;		/* protects rreqs and the call records */
 	struct list_head rreqs;

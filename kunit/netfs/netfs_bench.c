@@ -51,7 +51,7 @@ static struct nb_env *nb_setup(struct kunit *test, const struct nk_scenario *sc,
 	nb->sc = *sc;
 	nb->env = nk_env_create(test, &nb->sc, ctx, folios);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, nb->env);
-	nb->env->unlimited = true;
+	nb->env->bench = true;
 	nb->file = nk_new_file(nb->env, size);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, nb->file);
 	return nb;
