@@ -13,19 +13,21 @@
 #   E2E_BIG_MIB make e2e: size of the big test file in MiB (default 64)
 #   E2E_SLOWDOWN make e2e: give QEMU 1/N of the CPU time (a machine N times slower)
 #   E2E_CMDLINE make e2e: more kernel arguments (e2e_hang=NAME: see tools/e2e/init)
+#   SEED        make soak: netfs_random's seed (default 1, as in make test)
+#   COUNT       make soak: how many scenarios (default 20000)
 
 NETFS_WORK ?= /var/tmp/netfs-kunit
 export NETFS_WORK FILTER JOBS TIMEOUT E2E_FILTER E2E_BIG_MIB E2E_SLOWDOWN E2E_CMDLINE
 
 MODE := $(if $(filter 1 y yes,$(BASELINE)),baseline,patched)
 
-.PHONY: all run e2e test check bench build-users deps prepare export clean distclean help
+.PHONY: all run e2e test check bench soak build-users deps prepare export clean distclean help
 
 all: run
 
 help:
 	@sed -n '/^# Variables:/,/^$$/p' Makefile
-	@echo 'Targets: run e2e test check bench build-users prepare export clean distclean deps'
+	@echo 'Targets: run e2e test check bench soak build-users prepare export clean distclean deps'
 
 deps:
 	@tools/install-deps
@@ -47,6 +49,13 @@ check: deps
 
 bench: deps
 	@tools/bench
+
+# netfs_random alone, any seed and count; the boot's bound grows with COUNT
+soak: deps
+	@count=$(or $(COUNT),20000); \
+	RANDOM_SEED=$(or $(SEED),1) RANDOM_COUNT=$$count FILTER=netfs_random \
+		TIMEOUT=$${TIMEOUT:-$$(( count / 10 + 900 ))} tools/run-kunit $(MODE); \
+		rc=$$?; tools/random-cases $(MODE); tools/summary $(MODE) && exit $$rc
 
 build-users: deps
 	@tools/build-users $(MODE)

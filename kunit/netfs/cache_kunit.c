@@ -161,6 +161,24 @@ static const struct nk_scenario cache_scenarios[] = {
 		      .calls = { { SZ_64K, SZ_64K } },
 		      .writes = { { SZ_64K, SZ_64K } },
 		      .cached = { SZ_64K, SZ_64K } } },
+
+	/*
+	 * 4. Found by netfs_random, pasted as it printed them.
+	 *
+	 * Two failing cache reads, one of them of the pages around EOF: the
+	 * fallback downloads stop at EOF and the read succeeds.  Upstream
+	 * bug F7: kunit/known-upstream-failures.
+	 */
+	{
+		.name = "random_1_327",
+		.size = 42231, .op = NK_OP_READAHEAD, .pos = 0, .len = 45056,
+		.folios = NK_ONLY(NK_FOLIOS_SMALL),
+		.server = { .expand = 16384, .expand_how = 1, .mix = 0x7e226f93, },
+		.cache = { .on = 1, .granule = 16384, .expand_how = 1,
+			.held = { { 4096, 114688 }, { 0, 45056 }, { 36864, 172032 }, },
+			.faults = { { 3, NK_FAULT_ERROR, -5 }, { 4, NK_FAULT_ERROR, -5 }, }, },
+		.expect = { .may_fail = false },
+	},
 };
 
 NK_TABLE_SUITE(cache, "netfs_cache");

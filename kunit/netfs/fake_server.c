@@ -6,7 +6,8 @@
  * call the fakes receive (server and cache), and the completion of their
  * I/O in the scenario's context: inline, from a workqueue or from a timer
  * (softirq), each call delayed by a different number of jiffies than its
- * neighbours so that asynchronous completions arrive out of order.
+ * neighbours so that asynchronous completions arrive out of order; or,
+ * with server.mix, each call in a context and after a delay of its own.
  *
  * The server's file is the pattern below nk_inode.content; struct
  * nk_server scripts what it does on top (rsize, short reads, faults,
@@ -14,6 +15,7 @@
  * and a call held back until the case releases it).
  */
 
+#include <linux/hash.h>
 #include <linux/pagemap.h>
 #include <linux/slab.h>
 #include <linux/timer.h>
@@ -118,11 +120,11 @@ static void nk_io_timer(struct timer_list *t)
 	atomic_dec(&env->n.inflight);
 }
 
-/* Complete io in the scenario's context, after delay jiffies if deferred. */
-static void nk_dispatch(struct nk_env *env, struct nk_io *io,
+/* Complete io in context ctx, after delay jiffies if deferred. */
+static void nk_dispatch(struct nk_env *env, struct nk_io *io, enum nk_ctx ctx,
 			unsigned long delay)
 {
-	switch (env->ctx) {
+	switch (ctx) {
 	case NK_CTX_INLINE:
 		io->complete(io, false);
 		kfree(io);
@@ -173,13 +175,20 @@ static int nk_complete(struct nk_env *env, unsigned int n,
 					      msecs_to_jiffies(env->release_ms));
 		return 0;
 	}
-	if (io->subreq && env->sc->server.pace_ms)
-		nk_dispatch(env, io, msecs_to_jiffies((io->subreq->debug_index + 1) *
-						      env->sc->server.pace_ms));
-	else if (env->bench)
-		nk_dispatch(env, io, 0);	/* as soon as a worker can */
-	else
-		nk_dispatch(env, io, (3 - n % 3) % 3);
+	if (env->sc->server.mix) {
+		/* the call's own context and delay: any order, any context */
+		u32 h = hash_32(env->sc->server.mix ^ (n << 1 | !io->subreq), 32);
+
+		nk_dispatch(env, io, h % NK_NR_CTX, (h >> 8) % 3);
+	} else if (io->subreq && env->sc->server.pace_ms) {
+		nk_dispatch(env, io, env->ctx,
+			    msecs_to_jiffies((io->subreq->debug_index + 1) *
+					     env->sc->server.pace_ms));
+	} else if (env->bench) {
+		nk_dispatch(env, io, env->ctx, 0);	/* as soon as a worker can */
+	} else {
+		nk_dispatch(env, io, env->ctx, (3 - n % 3) % 3);
+	}
 	return 0;
 }
 
@@ -197,7 +206,7 @@ void nk_release_held(struct nk_env *env)
 	if (!io)
 		return;
 	/* still in flight until the dispatch has counted it again */
-	nk_dispatch(env, io, 0);
+	nk_dispatch(env, io, env->ctx, 0);
 	atomic_dec(&env->n.inflight);
 }
 
@@ -405,13 +414,13 @@ static ssize_t nk_server_result(struct nk_inode *ni, unsigned int n,
 	ssize_t bytes;
 
 	if (ss->resize_at && n == ss->resize_at) {
-		ni->content = ss->resize_to;
+		nk_set_content(ni, ss->resize_to);
 		i_size_write(&ni->netfs.inode, ss->resize_to);
 		netfs_resize_file(&ni->netfs, ss->resize_to);
 	}
 	if (f && f->kind == NK_FAULT_CLEAR_TAIL)
 		/* the server's file ends here, and the client does not know */
-		ni->content = min_t(loff_t, ni->content, pos + f->value);
+		nk_set_content(ni, min_t(loff_t, ni->content, pos + f->value));
 
 	bytes = pos < ni->content ? min_t(loff_t, avail, ni->content - pos) : 0;
 	if (ss->step)

@@ -129,6 +129,7 @@ struct nk_inode {
 	unsigned int id;
 	loff_t content;			/* bytes below this hold the pattern */
 	struct nk_range overlay;	/* bytes written by the test */
+	loff_t floor;			/* lowest content ever (nk_set_content()) */
 	struct xarray store;		/* the fake cache: page index -> page */
 	bool stale;
 };
@@ -146,6 +147,7 @@ void nk_expected(struct nk_inode *ni, loff_t pos, u8 *buf, size_t n,
 		 bool written);
 bool nk_compare(struct nk_env *env, struct nk_inode *ni, const char *what,
 		loff_t pos, const u8 *data, size_t n, u8 *scratch, bool written);
+void nk_set_content(struct nk_inode *ni, loff_t content);
 
 /* fake_server.c */
 extern const struct netfs_request_ops nk_netfs_ops;
@@ -232,5 +234,7 @@ void nk_job_free(struct nk_job *job);
 bool nk_run_op(struct nk_env *env, struct file *file, enum nk_op op,
 	       loff_t pos, size_t len, enum nk_folios folios);
 void nk_finish(struct nk_env *env, u8 *scratch);
+void nk_run(struct kunit *test, const struct nk_scenario *sc,
+	    enum nk_ctx ctx, enum nk_folios folios);
 
 #endif /* _NETFS_KUNIT_HARNESS_H */

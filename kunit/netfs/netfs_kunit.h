@@ -119,6 +119,9 @@ struct nk_call_exp {
  * @pace_ms: a request's n-th slice (from 1) completes n * @pace_ms after
  *	it was issued (benchmarks: slices that end one after another;
  *	workqueue only)
+ * @mix: if not 0, every call of the server and of the cache completes in
+ *	a context and after a delay (0-2 jiffies) drawn from @mix and the
+ *	call's number, instead of the case's context (random schedules)
  * @faults: faults injected into issue_read calls
  */
 struct nk_server {
@@ -136,6 +139,7 @@ struct nk_server {
 	unsigned int clamp_fail;
 	unsigned int hold;
 	unsigned int pace_ms;
+	u32 mix;
 	struct nk_fault faults[NK_MAX_FAULTS];
 };
 
@@ -206,6 +210,11 @@ enum nk_op {
  * @readpage: a NETFS_READPAGE request was made (readahead's failure left
  *	the folio to read_folio)
  * @cwb_calls: exact number of check_write_begin calls (same encoding)
+ * @may_fail: a fault was injected that the helper may not recover from,
+ *	or the file changed under the operation: the operation may fail or
+ *	(kernel_read) return fewer bytes, and folios may be left not
+ *	uptodate; what it returns and what is uptodate must still be right.
+ *	Bytes the file held at any time during the scenario count as right.
  */
 struct nk_expect {
 	int error;
@@ -221,6 +230,7 @@ struct nk_expect {
 	struct nk_range cached;
 	bool readpage;
 	int cwb_calls;
+	bool may_fail;
 };
 
 /**

@@ -192,6 +192,18 @@ static const struct nk_scenario readahead_scenarios[] = {
 	  .server = { .rsize = 5000, .faults = { { 4, NK_FAULT_ERROR, -EIO } } },
 	  .expect = { .server_calls = 14, .bad = { 15000, 5000 } } },
 	/*
+	 * A short read beside a slice that fails: which folios end up
+	 * uptodate depends on when the retry runs, but none may be uptodate
+	 * with the bytes the short read left unread.  Upstream bug F8
+	 * (found by netfs_random): kunit/known-upstream-failures.
+	 */
+	{ .name = "short_beside_failed", .size = SZ_1M, .op = NK_OP_READAHEAD,
+	  .len = SZ_64K,
+	  .server = { .rsize = SZ_16K,
+		      .faults = { { 1, NK_FAULT_SHORT, 1000 },
+				  { 2, NK_FAULT_ERROR, -EIO } } },
+	  .expect = { .may_fail = true } },
+	/*
 	 * A slice that cannot be prepared (clamp_length false) ends the
 	 * request there: what was issued is read, the rest stays not uptodate.
 	 * Upstream bug F4: kunit/known-upstream-failures.

@@ -2,7 +2,10 @@
 /*
  * netfs KUnit harness: the test filesystem and the per-case environment.
  *
- * The test filesystem is mounted with kern_mount() for each case.  Each
+ * The test filesystem is mounted with kern_mount() once per suite, and
+ * the workqueue that defers completions is made once per suite: an
+ * unmount waits for an RCU grace period, and a workqueue brings its own
+ * pool of workers, both too slow to pay for each case.  Each
  * file is an inode from new_inode() wrapped in a struct netfs_inode, with
  * a struct file from alloc_file_pseudo().  Its address_space_operations
  * are the netfs helpers, so that reads go through the real VFS, VM and
@@ -58,6 +61,14 @@ static void nk_evict_inode(struct inode *inode)
 		kfree(page);
 	xa_destroy(&ni->store);
 }
+
+/*
+ * The suite's mount and workqueue (for deferred completions), and whether
+ * a broken case left files on the one or work on the other
+ */
+static struct vfsmount *nk_mnt;
+static struct workqueue_struct *nk_wq;
+static bool nk_mnt_busy;
 
 static const struct super_operations nk_sops = {
 	.alloc_inode	= nk_alloc_inode,
@@ -204,7 +215,7 @@ static bool nk_netfs_stats(int *rreq, int *sreq)
 }
 
 /**
- * nk_env_create - mount the test filesystem for one case
+ * nk_env_create - set up the environment of one case
  * @test: the case
  * @sc: the scenario the fakes follow
  * @ctx: the completion context
@@ -220,15 +231,11 @@ struct nk_env *nk_env_create(struct kunit *test, const struct nk_scenario *sc,
 	if (!env)
 		return NULL;
 	env->calls = kvcalloc(NK_MAX_CALLS, sizeof(*env->calls), GFP_KERNEL);
-	env->wq = alloc_workqueue("netfs_kunit", WQ_UNBOUND, 0);
-	env->mnt = kern_mount(&nk_fs_type);
-	if (!env->calls || !env->wq || IS_ERR(env->mnt)) {
-		KUNIT_FAIL(test, "cannot set up: mount %ld",
-			   PTR_ERR_OR_ZERO(env->mnt));
-		if (!IS_ERR(env->mnt))
-			kern_unmount(env->mnt);
-		if (env->wq)
-			destroy_workqueue(env->wq);
+	env->wq = nk_wq;
+	env->mnt = nk_mnt;
+	if (!env->calls || !env->mnt) {
+		KUNIT_FAIL(test, "cannot set up: %s", env->mnt ?
+			   "no memory" : "the suite has no mount");
 		kvfree(env->calls);
 		kfree(env);
 		return NULL;
@@ -269,6 +276,7 @@ struct file *nk_new_file(struct nk_env *env, loff_t size)
 	ni->env = env;
 	ni->id = ++env->next_id;
 	ni->content = size;
+	ni->floor = size;
 	inode->i_ino = get_next_ino();
 	inode->i_mode = S_IFREG | 0644;
 	inode->i_flags |= S_NOATIME | S_NOCMTIME;
@@ -345,7 +353,7 @@ bool nk_wait(struct nk_env *env,
 		} else if (time_after(jiffies, deadline)) {
 			return false;
 		}
-		usleep_range(1000, 2000);
+		usleep_range(500, 1000);
 	}
 }
 
@@ -417,8 +425,8 @@ void nk_reset_records(struct nk_env *env)
  * nk_env_destroy - tear down a case's environment
  * @env: the environment
  *
- * Puts the files, unmounts and frees everything, once the helper is
- * quiescent.  A broken environment (a folio left locked or PG_fscache, a
+ * Puts the files and frees everything, once the helper is quiescent.
+ * A broken environment (a folio left locked or PG_fscache, a
  * request that never completed, an operation that never returned) is left
  * as it is on purpose: tearing it down would wait forever or free what is
  * still in use, and the cases after this one must still run.
@@ -428,38 +436,66 @@ void nk_env_destroy(struct nk_env *env)
 	unsigned int i;
 
 	if (env->broken || !nk_quiesce(env)) {
-		KUNIT_FAIL(env->test, "leaving the test filesystem mounted");
+		KUNIT_FAIL(env->test, "leaving the case's files behind");
 		/* from now on nothing may report into the finished case */
 		env->test = NULL;
+		nk_mnt_busy = true;
 		return;
 	}
 	for (i = 0; i < env->nr_files; i++)
 		__fput_sync(env->files[i]);
-	kern_unmount(env->mnt);
-	destroy_workqueue(env->wq);
 	nk_reset_records(env);
 	kvfree(env->calls);
 	kfree(env);
 }
 
 /**
- * nk_suite_init - register the test filesystem for a suite
+ * nk_suite_init - make the test filesystem's mount and workqueue for a suite
  * @suite: the suite
  *
- * Return: 0 or the error from register_filesystem().
+ * Return: 0 or an error.
  */
 int nk_suite_init(struct kunit_suite *suite)
 {
+	int ret;
+
 	nk_init_pattern();
-	return register_filesystem(&nk_fs_type);
+	nk_wq = alloc_workqueue("netfs_kunit", WQ_UNBOUND, 0);
+	if (!nk_wq)
+		return -ENOMEM;
+	ret = register_filesystem(&nk_fs_type);
+	if (ret)
+		goto out_wq;
+	nk_mnt = kern_mount(&nk_fs_type);
+	if (IS_ERR(nk_mnt)) {
+		ret = PTR_ERR(nk_mnt);
+		nk_mnt = NULL;
+		unregister_filesystem(&nk_fs_type);
+		goto out_wq;
+	}
+	nk_mnt_busy = false;
+	return 0;
+out_wq:
+	destroy_workqueue(nk_wq);
+	nk_wq = NULL;
+	return ret;
 }
 
 /**
- * nk_suite_exit - unregister the test filesystem after a suite
+ * nk_suite_exit - unmount and unregister the test filesystem after a suite
  * @suite: the suite
+ *
+ * What a broken case left behind stays: unmounting would free inodes
+ * still in use, and destroying the workqueue would wait for its work.
  */
 void nk_suite_exit(struct kunit_suite *suite)
 {
+	if (!nk_mnt_busy) {
+		kern_unmount(nk_mnt);
+		destroy_workqueue(nk_wq);
+	}
+	nk_mnt = NULL;
+	nk_wq = NULL;
 	unregister_filesystem(&nk_fs_type);
 	rcu_barrier();	/* inodes are freed after a grace period */
 }
