@@ -551,6 +551,6 @@ void nk_check_all(struct nk_env *env, u8 *scratch)
 	nk_check_calls(env);
 	nk_check_requests(env);
 	if (sc->op == NK_OP_READ_FOLIO && !sc->expect.error && !sc->cache.on &&
-	    !sc->server.init_error)
+	    !sc->expect.may_fail)
 		nk_check_folio_request(env);
 }

@@ -64,7 +64,7 @@ unsigned int nk_record(struct nk_env *env, enum nk_call_op op, unsigned int rreq
 		c->done = done;
 		c->read_hole = read_hole;
 	}
-	if (n > NK_CALL_LIMIT)
+	if (n > NK_CALL_LIMIT && !env->bench && !env->unlimited)
 		env->overflow = true;
 	spin_unlock_irqrestore(&env->lock, flags);
 	return n;
@@ -434,7 +434,7 @@ static ssize_t nk_server_result(struct nk_inode *ni, unsigned int n,
 	if (bytes >= 0 && bytes < avail && pos + bytes >= ni->content &&
 	    (ss->clear_tail || (f && f->kind == NK_FAULT_CLEAR_TAIL)))
 		set_bit(NETFS_SREQ_CLEAR_TAIL, &subreq->flags);
-	if (n > NK_CALL_LIMIT && !ni->env->bench)
+	if (n > NK_CALL_LIMIT && !ni->env->bench && !ni->env->unlimited)
 		bytes = -EIO;	/* a retry loop that does not end */
 	return bytes;
 }

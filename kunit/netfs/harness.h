@@ -101,7 +101,8 @@ struct nk_env {
 	unsigned int next_id;
 	bool concurrent;		/* other threads may lock folios too */
 	bool broken;			/* leave everything: teardown could hang */
-	bool bench;			/* no NK_CALL_LIMIT, no added delays */
+	bool bench;			/* no added delays, no NK_CALL_LIMIT */
+	bool unlimited;			/* no NK_CALL_LIMIT: many requests */
 
 	spinlock_t lock;		/* protects rreqs and the call records */
 	struct list_head rreqs;
@@ -212,6 +213,9 @@ void nk_check_count(struct nk_env *env, const char *what, unsigned int got,
  * @folios: the folio size it makes (NK_OP_READAHEAD, NK_OP_READ_FOLIO)
  * @ret: what it returned
  * @buf: for NK_OP_READ, what it read (kvmalloc'd, freed by nk_job_free())
+ * @fail_nth: if not 0, the job's thread fails its allocation of this
+ *	number (current->fail_nth, CONFIG_FAULT_INJECTION); afterwards, what
+ *	was left of the count: 0 if the failure was injected
  */
 struct nk_job {
 	struct nk_env *env;
@@ -222,6 +226,7 @@ struct nk_job {
 	enum nk_folios folios;
 	long ret;
 	u8 *buf;
+	unsigned int fail_nth;
 	/* private to runner.c */
 	struct completion done;
 };
