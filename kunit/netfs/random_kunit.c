@@ -15,9 +15,10 @@
  *
  * Scenario i of seed s is the same on every run: its generator state
  * depends on (s, i) only.  It is the same on both trees too, except where
- * the baseline's run leaves out what triggers a known upstream finding.  A failing scenario is printed
- * as a table initializer (tools/random-cases extracts them), which makes
- * it a regression case in one paste (README: "Adding a regression case").
+ * the baseline's run leaves out what triggers a known upstream finding.
+ * A failing scenario is printed as a table initializer
+ * (tools/random-cases extracts them), which makes it a regression case
+ * in one paste (README: "Adding a regression case").
  *
  * Module parameters (netfs_kunit.random_* on the kernel command line):
  * the seed, the number of scenarios, and the known upstream findings
@@ -409,12 +410,11 @@ static void nk_put(struct kunit *test, struct nk_line *l)
 	l->buf[0] = '\0';
 }
 
-/* Add ".field = value, " for the fields that are not 0 */
-#define NK_FIELD(l, s, field, fmt)					\
+/* Add ".name = value, " if the value is not 0 */
+#define NK_FIELD(l, name, fmt, value)					\
 	do {								\
-		if ((s)->field)						\
-			nk_add(l, "." #field " = " fmt ", ",		\
-			       (s)->field);				\
+		if (value)						\
+			nk_add(l, "." name " = " fmt ", ", (value));	\
 	} while (0)
 
 static void nk_put_faults(struct kunit *test, struct nk_line *l,
@@ -453,32 +453,32 @@ static void nk_print(struct kunit *test, const struct nk_scenario *sc)
 		nk_add(&l, " .pre = { %lld, %lld },", sc->pre.start, sc->pre.len);
 	nk_put(test, &l);
 	nk_add(&l, "\t\t.server = { ");
-	NK_FIELD(&l, ss, rsize, "%zu");
-	NK_FIELD(&l, ss, step, "%zu");
-	NK_FIELD(&l, ss, expand, "%zu");
-	NK_FIELD(&l, ss, expand_how, "%u");
-	NK_FIELD(&l, ss, clear_tail, "%d");
-	NK_FIELD(&l, ss, resize_at, "%u");
-	NK_FIELD(&l, ss, resize_to, "%lld");
-	NK_FIELD(&l, ss, init_error, "%d");
-	NK_FIELD(&l, ss, clamp_fail, "%u");
-	NK_FIELD(&l, ss, cwb_regrab, "%u");
-	NK_FIELD(&l, ss, mix, "%#x");
+	NK_FIELD(&l, "rsize", "%zu", ss->rsize);
+	NK_FIELD(&l, "step", "%zu", ss->step);
+	NK_FIELD(&l, "expand", "%zu", ss->expand);
+	NK_FIELD(&l, "expand_how", "%u", ss->expand_how);
+	NK_FIELD(&l, "clear_tail", "%d", ss->clear_tail);
+	NK_FIELD(&l, "resize_at", "%u", ss->resize_at);
+	NK_FIELD(&l, "resize_to", "%lld", ss->resize_to);
+	NK_FIELD(&l, "init_error", "%d", ss->init_error);
+	NK_FIELD(&l, "clamp_fail", "%u", ss->clamp_fail);
+	NK_FIELD(&l, "cwb_regrab", "%u", ss->cwb_regrab);
+	NK_FIELD(&l, "mix", "%#x", ss->mix);
 	nk_put_faults(test, &l, ss->faults);
 	nk_add(&l, " },");
 	nk_put(test, &l);
 	nk_add(&l, "\t\t.cache = { ");
-	NK_FIELD(&l, cs, absent, "%d");
-	NK_FIELD(&l, cs, on, "%d");
-	NK_FIELD(&l, cs, begin_error, "%d");
-	NK_FIELD(&l, cs, granule, "%zu");
-	NK_FIELD(&l, cs, expand_how, "%u");
-	NK_FIELD(&l, cs, stale, "%d");
-	NK_FIELD(&l, cs, no_copy, "%d");
-	NK_FIELD(&l, cs, prepare_write_error, "%d");
-	NK_FIELD(&l, cs, prepare_read_invalid, "%u");
-	NK_FIELD(&l, cs, cookie, "%d");
-	NK_FIELD(&l, cs, write_error, "%d");
+	NK_FIELD(&l, "absent", "%d", cs->absent);
+	NK_FIELD(&l, "on", "%d", cs->on);
+	NK_FIELD(&l, "begin_error", "%d", cs->begin_error);
+	NK_FIELD(&l, "granule", "%zu", cs->granule);
+	NK_FIELD(&l, "expand_how", "%u", cs->expand_how);
+	NK_FIELD(&l, "stale", "%d", cs->stale);
+	NK_FIELD(&l, "no_copy", "%d", cs->no_copy);
+	NK_FIELD(&l, "prepare_write_error", "%d", cs->prepare_write_error);
+	NK_FIELD(&l, "prepare_read_invalid", "%u", cs->prepare_read_invalid);
+	NK_FIELD(&l, "cookie", "%d", cs->cookie);
+	NK_FIELD(&l, "write_error", "%d", cs->write_error);
 	if (cs->held[0].len) {
 		nk_put(test, &l);
 		nk_add(&l, "\t\t\t.held = { ");
