@@ -403,8 +403,17 @@ static __printf(2, 3) void nk_add(struct nk_line *l, const char *fmt, ...)
 	va_end(args);
 }
 
+/* Close a brace: "{ a, }," or "{ {...}, }," or "{ }," */
+static void nk_close(struct nk_line *l)
+{
+	nk_add(l, "%s},", l->n && l->buf[l->n - 1] == ' ' ? "" : " ");
+}
+
 static void nk_put(struct kunit *test, struct nk_line *l)
 {
+	/* no blank before the end of the line or of a brace */
+	while (l->n && l->buf[l->n - 1] == ' ')
+		l->buf[--l->n] = '\0';
 	kunit_err(test, "netfs_random: %s\n", l->buf);
 	l->n = 0;
 	l->buf[0] = '\0';
@@ -465,7 +474,7 @@ static void nk_print(struct kunit *test, const struct nk_scenario *sc)
 	NK_FIELD(&l, "cwb_regrab", "%u", ss->cwb_regrab);
 	NK_FIELD(&l, "mix", "%#x", ss->mix);
 	nk_put_faults(test, &l, ss->faults);
-	nk_add(&l, " },");
+	nk_close(&l);
 	nk_put(test, &l);
 	nk_add(&l, "\t\t.cache = { ");
 	NK_FIELD(&l, "absent", "%d", cs->absent);
@@ -488,7 +497,7 @@ static void nk_print(struct kunit *test, const struct nk_scenario *sc)
 		nk_add(&l, "},");
 	}
 	nk_put_faults(test, &l, cs->faults);
-	nk_add(&l, " },");
+	nk_close(&l);
 	nk_put(test, &l);
 	nk_add(&l, "\t\t.expect = { .may_fail = %s },",
 	       sc->expect.may_fail ? "true" : "false");
