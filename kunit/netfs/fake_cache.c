@@ -261,6 +261,30 @@ const struct netfs_cache_ops nk_cache_ops = {
 };
 
 /**
+ * nk_cache_resize - the file's size changed: so does what the cache holds
+ * @ni: the file
+ * @size: its new size
+ *
+ * What a netfs's setattr does with fscache_resize_cookie(): nothing past
+ * @size is left, and the page that holds @size is cleared from there.
+ */
+void nk_cache_resize(struct nk_inode *ni, loff_t size)
+{
+	unsigned long index;
+	u8 *page;
+
+	xa_for_each_start(&ni->store, index, page, size >> PAGE_SHIFT) {
+		if ((loff_t)index << PAGE_SHIFT >= size) {
+			xa_erase_bh(&ni->store, index);
+			kfree(page);
+		} else {
+			memset(page + offset_in_page(size), 0,
+			       PAGE_SIZE - offset_in_page(size));
+		}
+	}
+}
+
+/**
  * nk_cache_fill - make the cache hold part of a file before a scenario
  * @ni: the file
  * @start: from here

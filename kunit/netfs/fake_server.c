@@ -461,7 +461,11 @@ static void nk_issue_read(struct netfs_io_subrequest *subreq)
 	how.result = nk_server_result(ni, n, subreq, how.pos,
 				      subreq->len - subreq->transferred);
 	f = nk_find_fault(env->sc->server.faults, n);
-	if (f && f->kind == NK_FAULT_OVER)
+	/* more than it was asked for: a short read that claims more is a lie
+	 * no helper could see through
+	 */
+	if (f && f->kind == NK_FAULT_OVER &&
+	    how.result == subreq->len - subreq->transferred)
 		how.over = f->value;
 	nk_complete(env, n, &how);
 }

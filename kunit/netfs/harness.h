@@ -172,6 +172,7 @@ extern const struct netfs_cache_ops nk_cache_ops;
 bool nk_held(struct nk_inode *ni, loff_t pos);
 ssize_t nk_cache_take(struct nk_inode *ni, loff_t pos, struct iov_iter *iter);
 int nk_cache_fill(struct nk_inode *ni, loff_t start, loff_t len, bool junk);
+void nk_cache_resize(struct nk_inode *ni, loff_t size);
 
 /* testfs.c */
 struct nk_env *nk_env_create(struct kunit *test, const struct nk_scenario *sc,

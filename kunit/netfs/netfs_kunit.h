@@ -45,7 +45,7 @@ enum nk_fault_kind {
 	NK_FAULT_SHORT,		/* transfer only .value bytes */
 	NK_FAULT_ZERO,		/* transfer nothing */
 	NK_FAULT_CLEAR_TAIL,	/* the server's file ends early (see below) */
-	NK_FAULT_OVER,		/* transfer all, report .value bytes more */
+	NK_FAULT_OVER,		/* transfer all asked, report .value bytes more */
 };
 
 /**

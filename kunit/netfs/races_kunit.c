@@ -7,16 +7,18 @@
  * two kernel_read() loops, a loop of explicit readahead windows, a
  * read_folio() loop, a loop that shrinks the file and grows it back as a
  * netfs's setattr does (inode lock, invalidate lock, the server first,
- * then truncate_setsize() and netfs_resize_file()), and a loop that
+ * then truncate_setsize(), netfs_resize_file() and the cache), and a loop that
  * invalidates the page cache (invalidate_inode_pages2()) or writes through
  * write_begin (the bytes the file holds, so that what the file holds is
  * still known).  Completions come in mixed contexts (server.mix), and the
  * server says where its file ends (CLEAR_TAIL), as 9p's does.
  *
- * Checked: every read returns only bytes the file held at some time
+ * Checked: every operation succeeds (read_folio may find its folio there
+ * already); every read returns only bytes the file held at some time
  * during the race (the pattern, or zeroes past the lowest size it had);
- * afterwards, no folio past EOF holds anything but zeroes, every other
- * check of the harness holds, and nothing hung: a thread that makes no
+ * afterwards every uptodate folio holds exactly what the file holds, so
+ * nothing past EOF but zeroes and nothing stale below it; every other
+ * check of the harness holds; and nothing hung: a thread that makes no
  * progress fails the case instead of hanging the boot.
  */
 
@@ -121,7 +123,7 @@ static void nk_race_resize(struct nk_racer *r)
 {
 	struct inode *inode = file_inode(r->file);
 	struct nk_inode *ni = NK_I(inode);
-	loff_t size = nk_race_size(r) < NK_RACE_SIZE ? NK_RACE_SIZE :
+	loff_t size = nk_race_rand(r, 2) ? NK_RACE_SIZE :
 		NK_RACE_MIN + nk_race_rand(r, NK_RACE_SIZE - NK_RACE_MIN);
 
 	inode_lock(inode);
@@ -130,6 +132,8 @@ static void nk_race_resize(struct nk_racer *r)
 	nk_set_content(ni, min(ni->content, size));
 	truncate_setsize(inode, size);
 	netfs_resize_file(&ni->netfs, size);
+	/* and the cache, as with fscache_resize_cookie() */
+	nk_cache_resize(ni, size);
 	filemap_invalidate_unlock(inode->i_mapping);
 	inode_unlock(inode);
 }
@@ -189,31 +193,33 @@ static bool nk_racers_done(struct nk_env *env, const int *now, void *arg)
 	return true;
 }
 
-/* Uptodate folios past EOF hold nothing but zeroes. */
-struct nk_eof_walk {
+/*
+ * Once the race is over, every uptodate folio holds exactly what the file
+ * holds now: the pattern below the least size it had, zeroes from there
+ * and past EOF.  Every shrink truncated the page cache and the cache, and
+ * every read since then read zeroes there, so nothing older may be left.
+ * (The harness's checks after this, of the cache too, are as exact.)
+ */
+struct nk_final_walk {
 	struct nk_env *env;
-	loff_t eof;
+	struct nk_inode *ni;
+	u8 *scratch;
 	bool bad;
 };
 
-static bool nk_check_past_eof(struct folio *folio, void *arg)
+static bool nk_check_final(struct folio *folio, void *arg)
 {
-	struct nk_eof_walk *w = arg;
-	loff_t start = folio_pos(folio), p;
+	struct nk_final_walk *w = arg;
+	size_t off;
 
-	if (!folio_test_uptodate(folio))
-		return true;
-	for (p = max(start, w->eof); p < start + folio_size(folio); p++) {
-		u8 *addr = kmap_local_folio(folio, p - start);
-		u8 b = *addr;
+	for (off = 0; folio_test_uptodate(folio) && off < folio_size(folio) &&
+	     !w->bad; off += PAGE_SIZE) {
+		u8 *addr = kmap_local_folio(folio, off);
 
+		w->bad = !nk_compare(w->env, w->ni, "page cache after the race",
+				     folio_pos(folio) + off, addr, PAGE_SIZE,
+				     w->scratch, true);
 		kunmap_local(addr);
-		if (b) {
-			nk_fail(w->env, "byte %lld past EOF %lld is %#x", p,
-				w->eof, b);
-			w->bad = true;
-			break;
-		}
 	}
 	return !w->bad;
 }
@@ -241,10 +247,10 @@ static void nk_race(struct kunit *test, bool cache, enum nk_folios folios)
 		.cache = { .on = true, .granule = SZ_64K },
 		.expect = { .may_fail = true },
 	};
-	struct nk_racer r[ARRAY_SIZE(nk_racer_steps)] = {};
-	struct nk_racers all = { .r = r, .n = ARRAY_SIZE(r) };
+	struct nk_racers all = { .n = ARRAY_SIZE(nk_racer_steps) };
 	u8 *scratch = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
-	struct nk_eof_walk w;
+	struct nk_final_walk w;
+	struct nk_racer *r;
 	struct nk_env *env;
 	struct file *file;
 	unsigned int i;
@@ -264,17 +270,29 @@ static void nk_race(struct kunit *test, bool cache, enum nk_folios folios)
 		nk_env_destroy(env);
 		return;
 	}
-	for (i = 0; i < all.n; i++) {
+	/*
+	 * Not the case's memory: racers that do not stop are left running,
+	 * with their racer, when the case ends.
+	 */
+	r = kcalloc(all.n, sizeof(*r), GFP_KERNEL);
+	all.r = r;
+	for (i = 0; r && i < all.n; i++) {
 		r[i] = (struct nk_racer){
 			.env = env, .file = file, .name = nk_racer_names[i],
 			.step = nk_racer_steps[i], .rng = 2 * i + 1,
 			.deadline = jiffies + msecs_to_jiffies(NK_RACE_MS),
-			.buf = kunit_kzalloc(test, SZ_64K, GFP_KERNEL),
-			.scratch = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL),
+			.buf = kmalloc(SZ_64K, GFP_KERNEL),
+			.scratch = kmalloc(PAGE_SIZE, GFP_KERNEL),
 		};
 		init_completion(&r[i].done);
-		KUNIT_ASSERT_NOT_NULL(test, r[i].buf);
-		KUNIT_ASSERT_NOT_NULL(test, r[i].scratch);
+		if (!r[i].buf || !r[i].scratch) {
+			nk_fail(env, "no memory for the racers");
+			goto out;
+		}
+	}
+	if (!r) {
+		nk_fail(env, "no memory for the racers");
+		goto out;
 	}
 	for (i = 0; i < all.n; i++)
 		if (IS_ERR(kthread_run(nk_racer_thread, &r[i], "netfs_race%u", i)))
@@ -285,17 +303,29 @@ static void nk_race(struct kunit *test, bool cache, enum nk_folios folios)
 				 "%s stuck after %u iterations: no progress for %d ms",
 				 r[i].name, r[i].iters, NK_STALL_MS);
 		env->broken = true;	/* the racers are left to their threads */
-		goto out;
+		nk_finish(env, scratch);
+		return;
 	}
-	for (i = 0; i < all.n; i++)
-		kunit_info(test, "%s: %u iterations, %u errors (the last %ld)\n",
-			   r[i].name, r[i].iters, r[i].errors, r[i].last_error);
+	for (i = 0; i < all.n; i++) {
+		kunit_info(test, "%s: %u iterations\n", r[i].name, r[i].iters);
+		/* no fault is injected: every operation must succeed */
+		nk_check(env, !r[i].errors, "%s: %u of %u failed, the last with %ld",
+			 r[i].name, r[i].errors, r[i].iters, r[i].last_error);
+	}
 	if (!nk_quiesce(env))
 		goto out;
-	w = (struct nk_eof_walk){ .env = env, .eof = nk_race_size(&r[0]) };
-	nk_walk_folios(file->f_mapping, round_down(w.eof, PAGE_SIZE), LLONG_MAX,
-		       nk_check_past_eof, &w);
+	/* exactly what the file holds now, without the race's leeway */
+	w = (struct nk_final_walk){
+		.env = env, .ni = NK_I(file_inode(file)), .scratch = scratch,
+	};
+	w.ni->floor = LLONG_MAX;
+	nk_walk_folios(file->f_mapping, 0, LLONG_MAX, nk_check_final, &w);
 out:
+	for (i = 0; r && i < all.n; i++) {
+		kfree(r[i].buf);
+		kfree(r[i].scratch);
+	}
+	kfree(r);
 	nk_finish(env, scratch);
 }
 

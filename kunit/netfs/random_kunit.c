@@ -14,8 +14,12 @@
  * folios stay not uptodate, and nothing else.
  *
  * Scenario i of seed s is the same on every run: its generator state
- * depends on (s, i) only.  It is the same on both trees too, except where
- * the baseline's run leaves out what triggers a known upstream finding.
+ * depends on (s, i) only, and every draw is made whatever the kernel's
+ * configuration and whatever findings are left out, so that it is the
+ * same on both trees too, except for what the baseline's run leaves out.
+ * (The completion context and delay of each call are drawn from the
+ * call's number, so the order in which completions arrive still varies
+ * from run to run.)
  * A failing scenario is printed as a table initializer
  * (tools/random-cases extracts them), which makes it a regression case
  * in one paste (README: "Adding a regression case").
@@ -46,7 +50,7 @@ MODULE_PARM_DESC(random_avoid,
 		 "netfs_random: findings whose triggers are not drawn (F1,F2,...)");
 
 #define NK_BATCH	100	/* scenarios per parameter of the case */
-#define NK_MAX_FAILS	20	/* a batch stops after this many failures */
+#define NK_MAX_FAILS	10	/* a batch stops after this many failures */
 #define NK_MAX_PRINTS	2	/* initializers printed per batch */
 
 /* splitmix64: small, and good enough for drawing scenarios */
@@ -253,8 +257,9 @@ static void nk_draw_server(struct nk_rng *r, struct nk_scenario *sc)
 			ss->clear_tail = true;
 	if (nk_pct(r, 3))
 		ss->init_error = nk_one_of(r, -ENOMEM, -EIO);
+	n = 1 + nk_below(r, 4);		/* drawn either way: see nk_draw() */
 	if (nk_pct(r, 4) && !nk_avoid("F4"))
-		ss->clamp_fail = 1 + nk_below(r, 4);
+		ss->clamp_fail = n;
 	if (sc->op == NK_OP_WRITE && nk_pct(r, 15))
 		ss->cwb_regrab = 1;
 	ss->mix = (u32)nk_rand(r) | 1;
@@ -304,7 +309,7 @@ static void nk_draw_cache(struct nk_rng *r, struct nk_scenario *sc)
 		cs->prepare_write_error = -ENOBUFS;
 	if (nk_pct(r, 10))
 		cs->write_error = -EIO;
-	cs->cookie = IS_ENABLED(CONFIG_FSCACHE) && nk_pct(r, 60);
+	cs->cookie = nk_pct(r, 60) && IS_ENABLED(CONFIG_FSCACHE);
 	n = nk_pct(r, 70) ? 0 : 1 + nk_below(r, 2);
 	for (i = 0; i < n; i++) {
 		nk_draw_fault(r, &cs->faults[i], true, sc->len);
@@ -314,8 +319,9 @@ static void nk_draw_cache(struct nk_rng *r, struct nk_scenario *sc)
 			cs->faults[i].value = -EIO;
 		}
 	}
+	n = 1 + nk_below(r, 4);
 	if (nk_pct(r, 4) && !nk_avoid("F4"))
-		cs->prepare_read_invalid = 1 + nk_below(r, 4);
+		cs->prepare_read_invalid = n;
 }
 
 /*
@@ -360,8 +366,9 @@ static void nk_draw(struct nk_scenario *sc, char *name, u64 seed,
 	sc->name = name;
 	sc->size = nk_draw_size(&r);
 	nk_draw_op(&r, sc);
-	sc->folios = NK_ONLY(IS_ENABLED(CONFIG_TRANSPARENT_HUGEPAGE) &&
-			     nk_pct(&r, 50) ? NK_FOLIOS_LARGE : NK_FOLIOS_SMALL);
+	sc->folios = NK_ONLY(nk_pct(&r, 50) &&
+			     IS_ENABLED(CONFIG_TRANSPARENT_HUGEPAGE) ?
+			     NK_FOLIOS_LARGE : NK_FOLIOS_SMALL);
 	/* read_folio makes its folio: one made by pre would be in the way */
 	if (sc->size && sc->op != NK_OP_READ_FOLIO && nk_pct(&r, 12)) {
 		sc->pre.start = round_down(nk_below(&r, sc->size), PAGE_SIZE);
@@ -508,6 +515,12 @@ static void nk_print(struct kunit *test, const struct nk_scenario *sc)
 
 /* ---- the suite ---- */
 
+/* A drawn scenario and its name */
+struct nk_random_sc {
+	struct nk_scenario sc;
+	char name[32];
+};
+
 static const void *nk_random_params(const void *prev, char *desc)
 {
 	unsigned long batch = (unsigned long)prev;	/* the previous one + 1 */
@@ -529,25 +542,28 @@ static void random_run(struct kunit *test)
 {
 	unsigned int first = ((unsigned long)test->param_value - 1) * NK_BATCH;
 	unsigned int last = min(first + NK_BATCH, random_count);
-	struct nk_scenario *sc = kunit_kzalloc(test, sizeof(*sc), GFP_KERNEL);
-	char *name = kunit_kzalloc(test, 32, GFP_KERNEL);
 	unsigned int i, failed = 0;
 
-	KUNIT_ASSERT_NOT_NULL(test, sc);
-	KUNIT_ASSERT_NOT_NULL(test, name);
 	for (i = first; i < last && failed < NK_MAX_FAILS; i++) {
-		nk_draw(sc, name, random_seed, i);
+		/* each its own: a broken case's fakes may read it later */
+		struct nk_random_sc *r = kzalloc(sizeof(*r), GFP_KERNEL);
+
+		KUNIT_ASSERT_NOT_NULL(test, r);
+		nk_draw(&r->sc, r->name, random_seed, i);
 		WRITE_ONCE(test->status, KUNIT_SUCCESS);
-		nk_run(test, sc, NK_CTX_INLINE,
-		       sc->folios == NK_ONLY(NK_FOLIOS_LARGE) ?
+		nk_run(test, &r->sc, NK_CTX_INLINE,
+		       r->sc.folios == NK_ONLY(NK_FOLIOS_LARGE) ?
 		       NK_FOLIOS_LARGE : NK_FOLIOS_SMALL);
-		if (READ_ONCE(test->status) != KUNIT_FAILURE)
+		if (READ_ONCE(test->status) != KUNIT_FAILURE) {
+			kfree(r);
 			continue;
+		}
 		kunit_err(test, "netfs_random: seed %lu scenario %u failed%s\n",
 			  random_seed, i, failed < NK_MAX_PRINTS ?
 			  "; as a table entry:" : "");
 		if (failed++ < NK_MAX_PRINTS)
-			nk_print(test, sc);
+			nk_print(test, &r->sc);
+		/* r is left: its environment may have been left behind with it */
 	}
 	if (failed)
 		KUNIT_FAIL(test,
