@@ -17,7 +17,7 @@
 #   COUNT       make soak: how many scenarios (default 20000)
 
 NETFS_WORK ?= /var/tmp/netfs-kunit
-export NETFS_WORK FILTER JOBS TIMEOUT E2E_FILTER E2E_BIG_MIB E2E_SLOWDOWN E2E_CMDLINE
+export NETFS_WORK FILTER JOBS TIMEOUT INJECT E2E_FILTER E2E_BIG_MIB E2E_SLOWDOWN E2E_CMDLINE
 
 MODE := $(if $(filter 1 y yes,$(BASELINE)),baseline,patched)
 
