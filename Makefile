@@ -41,7 +41,7 @@ run: deps
 e2e: deps
 	@tools/e2e-run $(MODE); rc=$$?; tools/summary e2e-$(MODE) && exit $$rc
 
-test: deps
+test:
 	@tools/test-all $(if $(filter baseline,$(MODE)),baseline-only)
 
 check: deps

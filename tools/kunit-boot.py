@@ -50,6 +50,7 @@ MAX_BOOTS = 3        # per plan
 KTAP_START = re.compile(r'KTAP version 1')
 PROGRESS = re.compile(r'^\s*(KTAP version|1\.\.|# Subtest:|ok |not ok )|kunit: start ')
 STARTED = re.compile(r'kunit: start (\S+)')
+SUITE = re.compile(r'^    # Subtest: (\S+)')
 SHUTDOWN = re.compile(r'reboot: (Restarting system|machine restart|Power down)')
 PANIC = re.compile(r'Kernel panic - not syncing')
 
@@ -78,6 +79,8 @@ class Boot:
         self.first_line = None     # U
         self.ktap_at = None        # B
         self.longest = (0.0, '')   # longest silence between progress lines
+        self.suites = []           # (suite, s since start when it started)
+        self.seconds = 0.0
         self.why = ''
 
     def bound(self):
@@ -126,18 +129,22 @@ class Boot:
                         self.ktap_at = now
                     panicked |= bool(PANIC.search(text))
                     shut |= bool(SHUTDOWN.search(text))
+                    if self.ktap_at is not None and PROGRESS.search(text):
+                        if now - last > self.longest[0]:
+                            self.longest = (now - last, self.started or '')
+                        last = now
+                    m = SUITE.match(text)
+                    if m:
+                        self.suites.append((m.group(1), now))
                     m = STARTED.search(text)
                     if m:
                         self.started, self.reported_since = m.group(1), False
                     elif re.match(r'^\s*(ok|not ok) ', text):
                         self.results += 1
                         self.reported_since = True
-                    if self.ktap_at is not None and PROGRESS.search(text):
-                        if now - last > self.longest[0]:
-                            self.longest = (now - last, self.started or '')
-                        last = now
                 log.flush()
         proc.wait()
+        self.seconds = time.monotonic() - start
         if self.end == 'finished':
             if panicked:
                 self.end, self.why = 'crashed', 'the kernel panicked (oops=panic)'
@@ -192,6 +199,11 @@ def main():
                   f'{boot.results} results; longest silence {boot.longest[0]:.0f} s '
                   f'(in {boot.longest[1] or "boot"}); watchdog bound '
                   f'{boot.bound():.0f} s', flush=True)
+            ends = [t for _, t in boot.suites[1:]] + [boot.seconds]
+            if boot.suites:
+                print('kunit-boot: seconds per suite: ' + ', '.join(
+                    f'{name} {end - t:.0f}' for (name, t), end in zip(boot.suites, ends)),
+                      flush=True)
             if boot.end != 'finished':
                 stage = ('kernel boot' if boot.ktap_at is None else
                          f'test {boot.started}' if boot.started else 'KUnit start')
