@@ -221,8 +221,10 @@ def main():
     import kunit_json  # pylint: disable=import-outside-toplevel
 
     if args.boots:
-        with open(args.boots) as f:
-            boots = json.load(f)
+        boots = []
+        if os.path.exists(args.boots):
+            with open(args.boots) as f:
+                boots = json.load(f)
     else:
         boots = [{'log': args.raw}] if os.path.exists(args.raw) else []
 
