@@ -71,6 +71,14 @@ static int nk_readahead_window(struct nk_job *job)
 
 		while (o && ((i & ((1UL << o) - 1)) || i + (1UL << o) > end))
 			o--;
+		/*
+		 * Never order 1, as page_cache_ra_order() never does: such a
+		 * folio has no deferred split list, and 6.1's
+		 * split_huge_page_to_list() (a truncation inside it) takes
+		 * the third page's for one and oopses.
+		 */
+		if (o == 1)
+			o = 0;
 		folio = filemap_alloc_folio(gfp, o);
 		if (!folio) {
 			ret = -ENOMEM;
