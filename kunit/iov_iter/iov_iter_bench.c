@@ -21,7 +21,7 @@
 #include <linux/vmalloc.h>
 #include <linux/xarray.h>
 
-#include "xa_kunit.h"
+#include "ixa_kunit.h"
 
 #define BENCH_BYTES	SZ_64M
 #define BENCH_PASSES	5
@@ -34,7 +34,7 @@ struct bench {
 
 static void bench_free(struct bench *b)
 {
-	xa_kunit_put_folios(&b->xa);
+	ixa_put_folios(&b->xa);
 	vfree(b->buf);
 	vfree(b->flat);
 }
@@ -54,7 +54,7 @@ static int bench_fill(struct kunit *test, struct bench *b, unsigned int order)
 
 		if (!folio)
 			return -ENOMEM;
-		err = xa_kunit_store_folio(&b->xa, index, folio);
+		err = ixa_store_folio(&b->xa, index, folio);
 		if (err) {
 			folio_put(folio);
 			return err;

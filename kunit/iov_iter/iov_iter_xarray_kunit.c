@@ -20,35 +20,35 @@
 
 #include "xarray_fixture.h"
 
-static const struct xa_layout xa_layouts[] = {
-	{ "order-0", 0, { { 0, XA_PAGES } } },
-	{ "order-2", 0, { { 2, XA_PAGES / 4 } } },
-	{ "order-9", 0, { { 9, XA_PAGES / 512 } } },
+static const struct ixa_layout ixa_layouts[] = {
+	{ "order-0", 0, { { 0, IXA_PAGES } } },
+	{ "order-2", 0, { { 2, IXA_PAGES / 4 } } },
+	{ "order-9", 0, { { 9, IXA_PAGES / 512 } } },
 	/* 4 + 4 + 8 + ... + 512 = 1024 pages, each folio naturally aligned */
 	{ "mixed", 0, { { 0, 4 }, { 2, 1 }, { 3, 1 }, { 4, 1 }, { 5, 1 },
 			{ 6, 1 }, { 7, 1 }, { 8, 1 }, { 9, 1 } } },
 	/* positions beyond 4 GiB: 64-bit position arithmetic */
-	{ "order-0-at-5G", HIGH_INDEX, { { 0, XA_PAGES } } },
-	{ "order-9-at-5G", HIGH_INDEX, { { 9, XA_PAGES / 512 } } },
+	{ "order-0-at-5G", HIGH_INDEX, { { 0, IXA_PAGES } } },
+	{ "order-9-at-5G", HIGH_INDEX, { { 9, IXA_PAGES / 512 } } },
 };
 
 /* Order-2 folios with one missing at pages 32-35 (HOLE_OFF, HOLE_LEN) */
-static const struct xa_layout hole_layout = {
-	"order-2-hole", 0, { { 2, 8 }, { 2, 1, true }, { 2, XA_PAGES / 4 - 9 } },
+static const struct ixa_layout hole_layout = {
+	"order-2-hole", 0, { { 2, 8 }, { 2, 1, true }, { 2, IXA_PAGES / 4 - 9 } },
 };
 
 static const struct iter_param iter_params[] = {
-	{ &xa_layouts[0], false }, { &xa_layouts[0], true },
-	{ &xa_layouts[1], false }, { &xa_layouts[1], true },
-	{ &xa_layouts[2], false }, { &xa_layouts[2], true },
-	{ &xa_layouts[3], false }, { &xa_layouts[3], true },
-	{ &xa_layouts[4], false }, { &xa_layouts[4], true },
-	{ &xa_layouts[5], false }, { &xa_layouts[5], true },
+	{ &ixa_layouts[0], false }, { &ixa_layouts[0], true },
+	{ &ixa_layouts[1], false }, { &ixa_layouts[1], true },
+	{ &ixa_layouts[2], false }, { &ixa_layouts[2], true },
+	{ &ixa_layouts[3], false }, { &ixa_layouts[3], true },
+	{ &ixa_layouts[4], false }, { &ixa_layouts[4], true },
+	{ &ixa_layouts[5], false }, { &ixa_layouts[5], true },
 };
 
 static const struct iter_param xarray_params[] = {
-	{ &xa_layouts[0] }, { &xa_layouts[1] }, { &xa_layouts[2] },
-	{ &xa_layouts[3] }, { &xa_layouts[4] }, { &xa_layouts[5] },
+	{ &ixa_layouts[0] }, { &ixa_layouts[1] }, { &ixa_layouts[2] },
+	{ &ixa_layouts[3] }, { &ixa_layouts[4] }, { &ixa_layouts[5] },
 };
 
 static const struct iter_param hole_params[] = {
@@ -94,10 +94,10 @@ static struct kunit_case iov_iter_xarray_cases[] = {
 
 static struct kunit_suite iov_iter_xarray_suite = {
 	.name = "iov_iter_xarray",
-	.suite_init = xa_suite_init,
-	.suite_exit = xa_suite_exit,
-	.init = xa_case_init,
-	.exit = xa_case_exit,
+	.suite_init = ixa_suite_init,
+	.suite_exit = ixa_suite_exit,
+	.init = ixa_case_init,
+	.exit = ixa_case_exit,
 	.test_cases = iov_iter_xarray_cases,
 };
 

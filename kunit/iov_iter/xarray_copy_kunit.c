@@ -28,40 +28,40 @@
  * (fx->pattern + @off), into the iterator; it returns the bytes copied.
  * A "from" operation copies @len bytes from the iterator into fx->buf.
  */
-typedef size_t (*xa_op_t)(struct xa_fixture *fx, struct iov_iter *it,
+typedef size_t (*ixa_op_t)(struct ixa_fixture *fx, struct iov_iter *it,
 			  size_t off, size_t len);
 
 /* Run a "to" operation over every range; it may be asked for a page more. */
-static void run_to_op(struct kunit *test, xa_op_t op, const char *what)
+static void run_to_op(struct kunit *test, ixa_op_t op, const char *what)
 {
-	struct xa_fixture *fx = test->priv;
-	const struct xa_range *r;
+	struct ixa_fixture *fx = test->priv;
+	const struct ixa_range *r;
 
-	for (r = xa_ranges; r < XA_RANGES_END; r++) {
+	for (r = ixa_ranges; r < IXA_RANGES_END; r++) {
 		struct iov_iter it;
 
-		xa_fill(fx, false);
-		xa_iter(fx, &it, ITER_DEST, r);
-		if (!xa_check_ret(fx, r, what, op(fx, &it, r->start, r->len + PAT_GUARD), r->len) ||
-		    !xa_check_state(fx, &it, r, r->len) || !xa_verify(fx, r, true))
+		ixa_fill(fx, false);
+		ixa_iter(fx, &it, ITER_DEST, r);
+		if (!ixa_check_ret(fx, r, what, op(fx, &it, r->start, r->len + PAT_GUARD), r->len) ||
+		    !ixa_check_state(fx, &it, r, r->len) || !ixa_verify(fx, r, true))
 			return;
 	}
 }
 
 /* Run a "from" operation over every range and check nothing more is written. */
-static void run_from_op(struct kunit *test, xa_op_t op, const char *what)
+static void run_from_op(struct kunit *test, ixa_op_t op, const char *what)
 {
-	struct xa_fixture *fx = test->priv;
-	const struct xa_range *r;
+	struct ixa_fixture *fx = test->priv;
+	const struct ixa_range *r;
 
-	xa_fill(fx, true);
-	for (r = xa_ranges; r < XA_RANGES_END; r++) {
+	ixa_fill(fx, true);
+	for (r = ixa_ranges; r < IXA_RANGES_END; r++) {
 		struct iov_iter it;
 
 		memset(fx->buf, 0, r->len + PAT_GUARD);
-		xa_iter(fx, &it, ITER_SOURCE, r);
-		if (!xa_check_ret(fx, r, what, op(fx, &it, 0, r->len + PAT_GUARD), r->len) ||
-		    !xa_check_state(fx, &it, r, r->len) || !xa_buf_verify(fx, r, r->start, r->len))
+		ixa_iter(fx, &it, ITER_SOURCE, r);
+		if (!ixa_check_ret(fx, r, what, op(fx, &it, 0, r->len + PAT_GUARD), r->len) ||
+		    !ixa_check_state(fx, &it, r, r->len) || !ixa_buf_verify(fx, r, r->start, r->len))
 			return;
 		if (memchr_inv(fx->buf + r->len, 0, PAT_GUARD)) {
 			KUNIT_FAIL(test, "range [%zu, +%zu): %s wrote past the end",
@@ -71,25 +71,25 @@ static void run_from_op(struct kunit *test, xa_op_t op, const char *what)
 	}
 }
 
-static size_t op_copy_to_iter(struct xa_fixture *fx, struct iov_iter *it,
+static size_t op_copy_to_iter(struct ixa_fixture *fx, struct iov_iter *it,
 			      size_t off, size_t len)
 {
 	return copy_to_iter(fx->pattern + off, len, it);
 }
 
-static size_t op_copy_from_iter(struct xa_fixture *fx, struct iov_iter *it,
+static size_t op_copy_from_iter(struct ixa_fixture *fx, struct iov_iter *it,
 				size_t off, size_t len)
 {
 	return copy_from_iter(fx->buf + off, len, it);
 }
 
-static size_t op_copy_from_iter_nocache(struct xa_fixture *fx, struct iov_iter *it,
+static size_t op_copy_from_iter_nocache(struct ixa_fixture *fx, struct iov_iter *it,
 					size_t off, size_t len)
 {
 	return _copy_from_iter_nocache(fx->buf + off, len, it);
 }
 
-static size_t op_zero(struct xa_fixture *fx, struct iov_iter *it,
+static size_t op_zero(struct ixa_fixture *fx, struct iov_iter *it,
 		      size_t off, size_t len)
 {
 	return iov_iter_zero(len, it);
@@ -108,7 +108,7 @@ static size_t piece_len(size_t done, size_t addr, size_t left)
 	return min(n, left);
 }
 
-static size_t op_copy_page_to_iter(struct xa_fixture *fx, struct iov_iter *it,
+static size_t op_copy_page_to_iter(struct ixa_fixture *fx, struct iov_iter *it,
 				   size_t off, size_t len)
 {
 	size_t done = 0;
@@ -126,7 +126,7 @@ static size_t op_copy_page_to_iter(struct xa_fixture *fx, struct iov_iter *it,
 	return done;
 }
 
-static size_t page_from_iter(struct xa_fixture *fx, struct iov_iter *it,
+static size_t page_from_iter(struct ixa_fixture *fx, struct iov_iter *it,
 			     size_t len, bool atomic)
 {
 	size_t done = 0;
@@ -148,13 +148,13 @@ static size_t page_from_iter(struct xa_fixture *fx, struct iov_iter *it,
 	return done;
 }
 
-static size_t op_copy_page_from_iter(struct xa_fixture *fx, struct iov_iter *it,
+static size_t op_copy_page_from_iter(struct ixa_fixture *fx, struct iov_iter *it,
 				     size_t off, size_t len)
 {
 	return page_from_iter(fx, it, len, false);
 }
 
-static size_t op_copy_page_from_iter_atomic(struct xa_fixture *fx, struct iov_iter *it,
+static size_t op_copy_page_from_iter_atomic(struct ixa_fixture *fx, struct iov_iter *it,
 					    size_t off, size_t len)
 {
 	return page_from_iter(fx, it, len, true);
@@ -195,17 +195,17 @@ void xarray_copy_page_from_iter_atomic(struct kunit *test)
 /* iov_iter_zero() clears exactly the iterator's range. */
 void xarray_zero(struct kunit *test)
 {
-	struct xa_fixture *fx = test->priv;
-	const struct xa_range *r;
+	struct ixa_fixture *fx = test->priv;
+	const struct ixa_range *r;
 
-	for (r = xa_ranges; r < XA_RANGES_END; r++) {
+	for (r = ixa_ranges; r < IXA_RANGES_END; r++) {
 		struct iov_iter it;
 
-		xa_fill(fx, true);
-		xa_iter(fx, &it, ITER_DEST, r);
-		if (!xa_check_ret(fx, r, "iov_iter_zero",
+		ixa_fill(fx, true);
+		ixa_iter(fx, &it, ITER_DEST, r);
+		if (!ixa_check_ret(fx, r, "iov_iter_zero",
 				  op_zero(fx, &it, 0, r->len + PAT_GUARD), r->len) ||
-		    !xa_check_state(fx, &it, r, r->len) || !xa_verify(fx, r, false))
+		    !ixa_check_state(fx, &it, r, r->len) || !ixa_verify(fx, r, false))
 			return;
 	}
 }
@@ -226,20 +226,20 @@ static bool csum_same(__wsum a, __wsum b)
 /* The checksums equal csum_partial() over the same bytes. */
 void xarray_csum_and_copy_to_iter(struct kunit *test)
 {
-	struct xa_fixture *fx = test->priv;
-	const struct xa_range *r;
+	struct ixa_fixture *fx = test->priv;
+	const struct ixa_range *r;
 
-	for (r = xa_ranges; r < XA_RANGES_END; r++) {
+	for (r = ixa_ranges; r < IXA_RANGES_END; r++) {
 		struct csum_state cs = { .csum = 0, .off = 0 };
 		__wsum want = csum_partial(fx->pattern + r->start, r->len, 0);
 		struct iov_iter it;
 		size_t n;
 
-		xa_fill(fx, false);
-		xa_iter(fx, &it, ITER_DEST, r);
+		ixa_fill(fx, false);
+		ixa_iter(fx, &it, ITER_DEST, r);
 		n = csum_and_copy_to_iter(fx->pattern + r->start, r->len + PAT_GUARD, &cs, &it);
-		if (!xa_check_ret(fx, r, "csum_and_copy_to_iter", n, r->len) ||
-		    !xa_check_state(fx, &it, r, r->len) || !xa_verify(fx, r, true))
+		if (!ixa_check_ret(fx, r, "csum_and_copy_to_iter", n, r->len) ||
+		    !ixa_check_state(fx, &it, r, r->len) || !ixa_verify(fx, r, true))
 			return;
 		KUNIT_EXPECT_TRUE_MSG(test, csum_same(cs.csum, want),
 				      "range [%zu, +%zu): checksum %#x, expected %#x",
@@ -251,21 +251,21 @@ void xarray_csum_and_copy_to_iter(struct kunit *test)
 
 void xarray_csum_and_copy_from_iter(struct kunit *test)
 {
-	struct xa_fixture *fx = test->priv;
-	const struct xa_range *r;
+	struct ixa_fixture *fx = test->priv;
+	const struct ixa_range *r;
 
-	xa_fill(fx, true);
-	for (r = xa_ranges; r < XA_RANGES_END; r++) {
+	ixa_fill(fx, true);
+	for (r = ixa_ranges; r < IXA_RANGES_END; r++) {
 		__wsum want = csum_partial(fx->pattern + r->start, r->len, 0);
 		struct iov_iter it;
 		__wsum sum = 0;
 		size_t n;
 
 		memset(fx->buf, 0, r->len);
-		xa_iter(fx, &it, ITER_SOURCE, r);
+		ixa_iter(fx, &it, ITER_SOURCE, r);
 		n = csum_and_copy_from_iter(fx->buf, r->len + PAT_GUARD, &sum, &it);
-		if (!xa_check_ret(fx, r, "csum_and_copy_from_iter", n, r->len) ||
-		    !xa_check_state(fx, &it, r, r->len) || !xa_buf_verify(fx, r, r->start, r->len))
+		if (!ixa_check_ret(fx, r, "csum_and_copy_from_iter", n, r->len) ||
+		    !ixa_check_state(fx, &it, r, r->len) || !ixa_buf_verify(fx, r, r->start, r->len))
 			return;
 		KUNIT_EXPECT_TRUE_MSG(test, csum_same(sum, want),
 				      "range [%zu, +%zu): checksum %#x, expected %#x",
@@ -281,10 +281,10 @@ void xarray_csum_and_copy_from_iter(struct kunit *test)
  */
 void xarray_csum_split(struct kunit *test)
 {
-	struct xa_fixture *fx = test->priv;
-	const struct xa_range *r;
+	struct ixa_fixture *fx = test->priv;
+	const struct ixa_range *r;
 
-	for (r = xa_ranges; r < XA_RANGES_END; r++) {
+	for (r = ixa_ranges; r < IXA_RANGES_END; r++) {
 		struct csum_state cs = { .csum = 0, .off = 0 };
 		__wsum want = csum_partial(fx->pattern + r->start, r->len, 0);
 		size_t split = (r->len / 2) | 1, n;
@@ -292,13 +292,13 @@ void xarray_csum_split(struct kunit *test)
 
 		if (r->len < 2)
 			continue;
-		xa_fill(fx, false);
-		xa_iter(fx, &it, ITER_DEST, r);
+		ixa_fill(fx, false);
+		ixa_iter(fx, &it, ITER_DEST, r);
 		n = csum_and_copy_to_iter(fx->pattern + r->start, split, &cs, &it);
 		n += csum_and_copy_to_iter(fx->pattern + r->start + split,
 					   r->len - split, &cs, &it);
-		if (!xa_check_ret(fx, r, "two csum_and_copy_to_iter", n, r->len) ||
-		    !xa_check_state(fx, &it, r, r->len) || !xa_verify(fx, r, true))
+		if (!ixa_check_ret(fx, r, "two csum_and_copy_to_iter", n, r->len) ||
+		    !ixa_check_state(fx, &it, r, r->len) || !ixa_verify(fx, r, true))
 			return;
 		KUNIT_EXPECT_TRUE_MSG(test, csum_same(cs.csum, want),
 				      "range [%zu, +%zu) split at %zu: checksum %#x, expected %#x",
@@ -310,32 +310,32 @@ void xarray_csum_split(struct kunit *test)
 
 void xarray_hole_copy(struct kunit *test)
 {
-	struct xa_fixture *fx = test->priv;
+	struct ixa_fixture *fx = test->priv;
 	unsigned int k;
 
-	for (k = 0; k < xa_nr_hole_ranges; k++) {
-		const struct xa_range *r = &xa_hole_ranges[k].r;
-		struct xa_range done = { r->start, xa_hole_ranges[k].copied };
+	for (k = 0; k < ixa_nr_hole_ranges; k++) {
+		const struct ixa_range *r = &ixa_hole_ranges[k].r;
+		struct ixa_range done = { r->start, ixa_hole_ranges[k].copied };
 		struct iov_iter it;
 
-		xa_fill(fx, false);
-		xa_iter(fx, &it, ITER_DEST, r);
-		if (!xa_check_ret(fx, r, "copy_to_iter",
+		ixa_fill(fx, false);
+		ixa_iter(fx, &it, ITER_DEST, r);
+		if (!ixa_check_ret(fx, r, "copy_to_iter",
 				  op_copy_to_iter(fx, &it, r->start, r->len), done.len) ||
-		    !xa_check_state(fx, &it, r, done.len) || !xa_verify(fx, &done, true))
+		    !ixa_check_state(fx, &it, r, done.len) || !ixa_verify(fx, &done, true))
 			return;
 
-		xa_fill(fx, true);
-		xa_iter(fx, &it, ITER_SOURCE, r);
-		if (!xa_check_ret(fx, r, "copy_from_iter",
+		ixa_fill(fx, true);
+		ixa_iter(fx, &it, ITER_SOURCE, r);
+		if (!ixa_check_ret(fx, r, "copy_from_iter",
 				  op_copy_from_iter(fx, &it, 0, r->len), done.len) ||
-		    !xa_check_state(fx, &it, r, done.len) ||
-		    !xa_buf_verify(fx, r, r->start, done.len))
+		    !ixa_check_state(fx, &it, r, done.len) ||
+		    !ixa_buf_verify(fx, r, r->start, done.len))
 			return;
 	}
 }
 
-static size_t op_csum_to_iter(struct xa_fixture *fx, struct iov_iter *it,
+static size_t op_csum_to_iter(struct ixa_fixture *fx, struct iov_iter *it,
 			      size_t off, size_t len)
 {
 	struct csum_state cs = { .csum = 0, .off = 0 };
@@ -343,7 +343,7 @@ static size_t op_csum_to_iter(struct xa_fixture *fx, struct iov_iter *it,
 	return csum_and_copy_to_iter(fx->pattern + off, len, &cs, it);
 }
 
-static size_t op_csum_from_iter(struct xa_fixture *fx, struct iov_iter *it,
+static size_t op_csum_from_iter(struct ixa_fixture *fx, struct iov_iter *it,
 				size_t off, size_t len)
 {
 	__wsum sum = 0;
@@ -355,7 +355,7 @@ static size_t op_csum_from_iter(struct xa_fixture *fx, struct iov_iter *it,
 void xarray_hole_ops(struct kunit *test)
 {
 	static const struct {
-		xa_op_t op;
+		ixa_op_t op;
 		const char *what;
 		unsigned int dir;
 		bool zero;
@@ -366,27 +366,27 @@ void xarray_hole_ops(struct kunit *test)
 		{ op_copy_page_from_iter, "copy_page_from_iter", ITER_SOURCE },
 		{ op_csum_from_iter, "csum_and_copy_from_iter", ITER_SOURCE },
 	};
-	struct xa_fixture *fx = test->priv;
+	struct ixa_fixture *fx = test->priv;
 	unsigned int k, o;
 
 	for (o = 0; o < ARRAY_SIZE(ops); o++) {
-		for (k = 0; k < xa_nr_hole_ranges; k++) {
-			const struct xa_range *r = &xa_hole_ranges[k].r;
-			struct xa_range done = { r->start, xa_hole_ranges[k].copied };
+		for (k = 0; k < ixa_nr_hole_ranges; k++) {
+			const struct ixa_range *r = &ixa_hole_ranges[k].r;
+			struct ixa_range done = { r->start, ixa_hole_ranges[k].copied };
 			bool to = ops[o].dir == ITER_DEST;
 			struct iov_iter it;
 
-			xa_fill(fx, !to || ops[o].zero);
+			ixa_fill(fx, !to || ops[o].zero);
 			memset(fx->buf, 0, r->len);
-			xa_iter(fx, &it, ops[o].dir, r);
-			if (!xa_check_ret(fx, r, ops[o].what,
+			ixa_iter(fx, &it, ops[o].dir, r);
+			if (!ixa_check_ret(fx, r, ops[o].what,
 					  ops[o].op(fx, &it, to ? r->start : 0, r->len),
 					  done.len) ||
-			    !xa_check_state(fx, &it, r, done.len))
+			    !ixa_check_state(fx, &it, r, done.len))
 				return;
-			if (to && !xa_verify(fx, &done, !ops[o].zero))
+			if (to && !ixa_verify(fx, &done, !ops[o].zero))
 				return;
-			if (!to && !xa_buf_verify(fx, r, r->start, done.len))
+			if (!to && !ixa_buf_verify(fx, r, r->start, done.len))
 				return;
 		}
 	}

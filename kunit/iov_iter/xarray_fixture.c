@@ -21,7 +21,7 @@
 #include <linux/vmalloc.h>
 #include <linux/xarray.h>
 
-#include "xa_kunit.h"
+#include "ixa_kunit.h"
 #include "xarray_fixture.h"
 
 /*
@@ -29,7 +29,7 @@
  * page and folio boundaries (order 2: 16 KiB, order 9: 2 MiB), ranges across
  * many folios and the whole buffer.
  */
-const struct xa_range xa_ranges[] = {
+const struct ixa_range ixa_ranges[] = {
 	{ 0, 0 },
 	{ 0, 1 },
 	{ 1, 1 },
@@ -48,19 +48,19 @@ const struct xa_range xa_ranges[] = {
 	{ SZ_2M - PAGE_SIZE - 3, PAGE_SIZE + 7 },
 	{ SZ_1M + 3, SZ_2M },
 	{ 3, 3 * SZ_1M + 5 },
-	{ 0, XA_BYTES },
-	{ XA_BYTES - 1, 1 },
-	{ XA_BYTES, 0 },
+	{ 0, IXA_BYTES },
+	{ IXA_BYTES - 1, 1 },
+	{ IXA_BYTES, 0 },
 };
 
-const size_t xa_nr_ranges = ARRAY_SIZE(xa_ranges);
+const size_t ixa_nr_ranges = ARRAY_SIZE(ixa_ranges);
 
 /* Step sizes for advance and revert */
-const size_t xa_steps[] = {
+const size_t ixa_steps[] = {
 	1, 3, PAGE_SIZE - 1, PAGE_SIZE, PAGE_SIZE + 1, 5000, SZ_16K + 1, SZ_2M - 1,
 };
 
-const size_t xa_nr_steps = ARRAY_SIZE(xa_steps);
+const size_t ixa_nr_steps = ARRAY_SIZE(ixa_steps);
 
 static u8 *pattern_low, *pattern_high;
 
@@ -72,15 +72,15 @@ static u8 pattern_byte(u64 pos)
 	return x >> 24;
 }
 
-struct folio *xa_folio(struct xa_fixture *fx, size_t off)
+struct folio *ixa_folio(struct ixa_fixture *fx, size_t off)
 {
 	return xa_load(&fx->xa, (fx->base + off) >> PAGE_SHIFT);
 }
 
 /* The page that holds byte @off of the layout */
-struct page *xa_page(struct xa_fixture *fx, size_t off)
+struct page *ixa_page(struct ixa_fixture *fx, size_t off)
 {
-	struct folio *folio = xa_folio(fx, off);
+	struct folio *folio = ixa_folio(fx, off);
 
 	return folio_page(folio, ((fx->base + off) >> PAGE_SHIFT) - folio->index);
 }
@@ -90,9 +90,9 @@ struct page *xa_page(struct xa_fixture *fx, size_t off)
  * bytes from @off to the end of that page.  Unmap with kunmap_local().
  * Returns NULL where the layout has a hole.
  */
-u8 *xa_map(struct xa_fixture *fx, size_t off, size_t *chunk)
+u8 *ixa_map(struct ixa_fixture *fx, size_t off, size_t *chunk)
 {
-	struct folio *folio = xa_folio(fx, off);
+	struct folio *folio = ixa_folio(fx, off);
 
 	*chunk = PAGE_SIZE - offset_in_page(fx->base + off);
 	if (!folio)
@@ -101,13 +101,13 @@ u8 *xa_map(struct xa_fixture *fx, size_t off, size_t *chunk)
 }
 
 /* Fill the whole xarray with the pattern, or with zeroes. */
-void xa_fill(struct xa_fixture *fx, bool pattern)
+void ixa_fill(struct ixa_fixture *fx, bool pattern)
 {
 	size_t off, chunk;
 	u8 *p;
 
-	for (off = 0; off < XA_BYTES; off += chunk) {
-		p = xa_map(fx, off, &chunk);
+	for (off = 0; off < IXA_BYTES; off += chunk) {
+		p = ixa_map(fx, off, &chunk);
 		if (!p)
 			continue;
 		if (pattern)
@@ -133,17 +133,17 @@ static size_t first_diff(const u8 *a, const u8 *b, size_t len)
  * @pattern_inside, zero otherwise; bytes outside hold the opposite.  Reports
  * the first bad offset only.
  */
-bool xa_verify(struct xa_fixture *fx, const struct xa_range *r,
+bool ixa_verify(struct ixa_fixture *fx, const struct ixa_range *r,
 	       bool pattern_inside)
 {
 	static const u8 zeroes[PAGE_SIZE];
 	size_t off, chunk, end = r->start + r->len;
 	u8 *p;
 
-	for (off = 0; off < XA_BYTES; off += chunk) {
+	for (off = 0; off < IXA_BYTES; off += chunk) {
 		size_t k = 0;
 
-		p = xa_map(fx, off, &chunk);
+		p = ixa_map(fx, off, &chunk);
 		if (!p)
 			continue;
 		while (k < chunk) {
@@ -182,7 +182,7 @@ bool xa_verify(struct xa_fixture *fx, const struct xa_range *r,
 }
 
 /* Check @len bytes of fx->buf against the pattern from byte @off. */
-bool xa_buf_verify(struct xa_fixture *fx, const struct xa_range *r,
+bool ixa_buf_verify(struct ixa_fixture *fx, const struct ixa_range *r,
 		   size_t off, size_t len)
 {
 	size_t bad;
@@ -200,8 +200,8 @@ bool xa_buf_verify(struct xa_fixture *fx, const struct xa_range *r,
  * Set up @it over [r->start, +r->len): an ITER_XARRAY, or for the bvec kind
  * an ITER_BVEC with one segment per folio piece.
  */
-void xa_iter(struct xa_fixture *fx, struct iov_iter *it,
-	     unsigned int dir, const struct xa_range *r)
+void ixa_iter(struct ixa_fixture *fx, struct iov_iter *it,
+	     unsigned int dir, const struct ixa_range *r)
 {
 	size_t off = r->start, end = r->start + r->len;
 	unsigned int n = 0;
@@ -211,7 +211,7 @@ void xa_iter(struct xa_fixture *fx, struct iov_iter *it,
 		return;
 	}
 	while (off < end) {
-		struct folio *folio = xa_folio(fx, off);
+		struct folio *folio = ixa_folio(fx, off);
 		size_t in = offset_in_folio(folio, fx->base + off);
 		size_t len = min(folio_size(folio) - in, end - off);
 
@@ -228,8 +228,8 @@ void xa_iter(struct xa_fixture *fx, struct iov_iter *it,
  * The position of an iterator within its range.  For ITER_XARRAY iov_offset
  * counts from the start of the range; ITER_BVEC only promises the count.
  */
-bool xa_check_state(struct xa_fixture *fx, const struct iov_iter *it,
-		    const struct xa_range *r, size_t done)
+bool ixa_check_state(struct ixa_fixture *fx, const struct iov_iter *it,
+		    const struct ixa_range *r, size_t done)
 {
 	bool ok = iov_iter_count(it) == r->len - done;
 
@@ -244,7 +244,7 @@ bool xa_check_state(struct xa_fixture *fx, const struct iov_iter *it,
 	return false;
 }
 
-bool xa_check_ret(struct xa_fixture *fx, const struct xa_range *r,
+bool ixa_check_ret(struct ixa_fixture *fx, const struct ixa_range *r,
 		  const char *what, size_t got, size_t want)
 {
 	if (got == want)
@@ -260,7 +260,7 @@ bool xa_check_ret(struct xa_fixture *fx, const struct xa_range *r,
  * copies nothing.  (6.1 skips the hole and goes on in the next folio; see
  * docs/upstream-findings.md.)
  */
-const struct xa_hole_range xa_hole_ranges[] = {
+const struct ixa_hole_range ixa_hole_ranges[] = {
 	{ { 0, 2 * HOLE_OFF }, HOLE_OFF },
 	{ { HOLE_OFF - 1, 2 }, 1 },
 	{ { HOLE_OFF - 5000, HOLE_LEN + 5000 }, 5000 },
@@ -269,22 +269,22 @@ const struct xa_hole_range xa_hole_ranges[] = {
 	{ { HOLE_OFF + HOLE_LEN - 1, 2 }, 0 },
 };
 
-const size_t xa_nr_hole_ranges = ARRAY_SIZE(xa_hole_ranges);
+const size_t ixa_nr_hole_ranges = ARRAY_SIZE(ixa_hole_ranges);
 
-static void xa_fixture_free(struct xa_fixture *fx)
+static void ixa_fixture_free(struct ixa_fixture *fx)
 {
-	xa_kunit_put_folios(&fx->xa);
+	ixa_put_folios(&fx->xa);
 	vfree(fx->buf);
 	kvfree(fx->bv);
 	kvfree(fx->pages);
 }
 
 /* Build the xarray for the case's layout, all bytes zero. */
-int xa_case_init(struct kunit *test)
+int ixa_case_init(struct kunit *test)
 {
 	const struct iter_param *param = test->param_value;
 	const struct folio_run *run;
-	struct xa_fixture *fx;
+	struct ixa_fixture *fx;
 	pgoff_t index;
 
 	fx = kunit_kzalloc(test, sizeof(*fx), GFP_KERNEL);
@@ -296,9 +296,9 @@ int xa_case_init(struct kunit *test)
 	xa_init(&fx->xa);
 	fx->base = (loff_t)param->layout->base << PAGE_SHIFT;
 	fx->pattern = param->layout->base ? pattern_high : pattern_low;
-	fx->buf = vmalloc(XA_BYTES + PAT_GUARD);
-	fx->bv = kvcalloc(XA_PAGES, sizeof(*fx->bv), GFP_KERNEL);
-	fx->pages = kvcalloc(XA_PAGES + 1, sizeof(*fx->pages), GFP_KERNEL);
+	fx->buf = vmalloc(IXA_BYTES + PAT_GUARD);
+	fx->bv = kvcalloc(IXA_PAGES, sizeof(*fx->bv), GFP_KERNEL);
+	fx->pages = kvcalloc(IXA_PAGES + 1, sizeof(*fx->pages), GFP_KERNEL);
 	if (!fx->buf || !fx->bv || !fx->pages)
 		goto nomem;
 
@@ -316,7 +316,7 @@ int xa_case_init(struct kunit *test)
 			folio = folio_alloc(GFP_KERNEL | __GFP_ZERO, run->order);
 			if (!folio)
 				goto nomem;
-			if (xa_kunit_store_folio(&fx->xa, index, folio)) {
+			if (ixa_store_folio(&fx->xa, index, folio)) {
 				folio_put(folio);
 				goto nomem;
 			}
@@ -330,25 +330,25 @@ nomem:
 	return -ENOMEM;
 }
 
-void xa_case_exit(struct kunit *test)
+void ixa_case_exit(struct kunit *test)
 {
 	if (test->priv)
-		xa_fixture_free(test->priv);
+		ixa_fixture_free(test->priv);
 }
 
 /* The pattern for layouts at 0 and at HIGH_INDEX, computed once. */
 static u8 *make_pattern(loff_t base)
 {
-	u8 *p = vmalloc(XA_BYTES + PAT_GUARD);
+	u8 *p = vmalloc(IXA_BYTES + PAT_GUARD);
 	size_t i;
 
 	if (p)
-		for (i = 0; i < XA_BYTES + PAT_GUARD; i++)
+		for (i = 0; i < IXA_BYTES + PAT_GUARD; i++)
 			p[i] = pattern_byte(base + i);
 	return p;
 }
 
-int xa_suite_init(struct kunit_suite *suite)
+int ixa_suite_init(struct kunit_suite *suite)
 {
 	pattern_low = make_pattern(0);
 	pattern_high = make_pattern((loff_t)HIGH_INDEX << PAGE_SHIFT);
@@ -360,7 +360,7 @@ int xa_suite_init(struct kunit_suite *suite)
 	return 0;
 }
 
-void xa_suite_exit(struct kunit_suite *suite)
+void ixa_suite_exit(struct kunit_suite *suite)
 {
 	vfree(pattern_low);
 	vfree(pattern_high);

@@ -13,8 +13,8 @@
 #include <linux/xarray.h>
 
 /* Every layout covers the same number of bytes. */
-#define XA_PAGES	1024
-#define XA_BYTES	((size_t)XA_PAGES * PAGE_SIZE)
+#define IXA_PAGES	1024
+#define IXA_BYTES	((size_t)IXA_PAGES * PAGE_SIZE)
 /* The pattern buffer runs on past the end so a copy may ask for more. */
 #define PAT_GUARD	PAGE_SIZE
 /* An index above 4 GiB of file position, aligned for an order-9 folio */
@@ -26,7 +26,7 @@ struct folio_run {
 	bool hole;		/* leave these indices empty */
 };
 
-struct xa_layout {
+struct ixa_layout {
 	const char *name;
 	u64 base;			/* index of the first folio */
 	struct folio_run runs[12];	/* ends at the first run with count 0 */
@@ -37,60 +37,60 @@ struct xa_layout {
 #define HOLE_LEN	(4 * PAGE_SIZE)
 
 struct iter_param {
-	const struct xa_layout *layout;
+	const struct ixa_layout *layout;
 	bool bvec;		/* ITER_BVEC over the same folios */
 };
 
-struct xa_range {
+struct ixa_range {
 	size_t start;		/* from the layout's first byte */
 	size_t len;
 };
 
 /* The ranges every case runs over, and the steps of advance and revert */
-extern const struct xa_range xa_ranges[];
-extern const size_t xa_nr_ranges;
-#define XA_RANGES_END (xa_ranges + xa_nr_ranges)
-extern const size_t xa_steps[];
-extern const size_t xa_nr_steps;
+extern const struct ixa_range ixa_ranges[];
+extern const size_t ixa_nr_ranges;
+#define IXA_RANGES_END (ixa_ranges + ixa_nr_ranges)
+extern const size_t ixa_steps[];
+extern const size_t ixa_nr_steps;
 
 /* Ranges of the hole layout, and how much of each a copy gets */
-struct xa_hole_range {
-	struct xa_range r;
+struct ixa_hole_range {
+	struct ixa_range r;
 	size_t copied;
 };
 
-extern const struct xa_hole_range xa_hole_ranges[];
-extern const size_t xa_nr_hole_ranges;
+extern const struct ixa_hole_range ixa_hole_ranges[];
+extern const size_t ixa_nr_hole_ranges;
 
-struct xa_fixture {
+struct ixa_fixture {
 	struct kunit *test;
 	const struct iter_param *param;
 	struct xarray xa;
 	loff_t base;		/* file position of the first byte */
-	const u8 *pattern;	/* XA_BYTES + PAT_GUARD bytes, from base */
-	u8 *buf;		/* scratch, XA_BYTES + PAT_GUARD bytes */
+	const u8 *pattern;	/* IXA_BYTES + PAT_GUARD bytes, from base */
+	u8 *buf;		/* scratch, IXA_BYTES + PAT_GUARD bytes */
 	struct bio_vec *bv;	/* bvecs for the bvec kind, one per folio */
 	struct page **pages;	/* for get_pages */
 };
 
-struct folio *xa_folio(struct xa_fixture *fx, size_t off);
-struct page *xa_page(struct xa_fixture *fx, size_t off);
-u8 *xa_map(struct xa_fixture *fx, size_t off, size_t *chunk);
-void xa_fill(struct xa_fixture *fx, bool pattern);
-bool xa_verify(struct xa_fixture *fx, const struct xa_range *r,
+struct folio *ixa_folio(struct ixa_fixture *fx, size_t off);
+struct page *ixa_page(struct ixa_fixture *fx, size_t off);
+u8 *ixa_map(struct ixa_fixture *fx, size_t off, size_t *chunk);
+void ixa_fill(struct ixa_fixture *fx, bool pattern);
+bool ixa_verify(struct ixa_fixture *fx, const struct ixa_range *r,
 	       bool pattern_inside);
-bool xa_buf_verify(struct xa_fixture *fx, const struct xa_range *r,
+bool ixa_buf_verify(struct ixa_fixture *fx, const struct ixa_range *r,
 		   size_t off, size_t len);
-void xa_iter(struct xa_fixture *fx, struct iov_iter *it, unsigned int dir,
-	     const struct xa_range *r);
-bool xa_check_state(struct xa_fixture *fx, const struct iov_iter *it,
-		    const struct xa_range *r, size_t done);
-bool xa_check_ret(struct xa_fixture *fx, const struct xa_range *r,
+void ixa_iter(struct ixa_fixture *fx, struct iov_iter *it, unsigned int dir,
+	     const struct ixa_range *r);
+bool ixa_check_state(struct ixa_fixture *fx, const struct iov_iter *it,
+		    const struct ixa_range *r, size_t done);
+bool ixa_check_ret(struct ixa_fixture *fx, const struct ixa_range *r,
 		  const char *what, size_t got, size_t want);
-int xa_case_init(struct kunit *test);
-void xa_case_exit(struct kunit *test);
-int xa_suite_init(struct kunit_suite *suite);
-void xa_suite_exit(struct kunit_suite *suite);
+int ixa_case_init(struct kunit *test);
+void ixa_case_exit(struct kunit *test);
+int ixa_suite_init(struct kunit_suite *suite);
+void ixa_suite_exit(struct kunit_suite *suite);
 
 /* xarray_copy_kunit.c */
 void xarray_copy_to_iter(struct kunit *test);

@@ -27,30 +27,30 @@
  */
 void xarray_advance(struct kunit *test)
 {
-	struct xa_fixture *fx = test->priv;
-	const struct xa_range *r;
+	struct ixa_fixture *fx = test->priv;
+	const struct ixa_range *r;
 	unsigned int s;
 
-	xa_fill(fx, true);
-	for (r = xa_ranges; r < XA_RANGES_END; r++) {
-		for (s = 0; s < xa_nr_steps; s++) {
-			size_t step = xa_steps[s], done = 0, n;
+	ixa_fill(fx, true);
+	for (r = ixa_ranges; r < IXA_RANGES_END; r++) {
+		for (s = 0; s < ixa_nr_steps; s++) {
+			size_t step = ixa_steps[s], done = 0, n;
 			struct iov_iter it;
 			unsigned int k;
 
-			xa_iter(fx, &it, ITER_SOURCE, r);
+			ixa_iter(fx, &it, ITER_SOURCE, r);
 			/* at most 64 steps, leaving at least half the range */
 			for (k = 0; k < 64 && done + step <= r->len / 2; k++) {
 				iov_iter_advance(&it, step);
 				done += step;
-				if (!xa_check_state(fx, &it, r, done))
+				if (!ixa_check_state(fx, &it, r, done))
 					return;
 			}
 			n = copy_from_iter(fx->buf, r->len, &it);
-			if (!xa_check_ret(fx, r, "copy_from_iter after advance", n,
+			if (!ixa_check_ret(fx, r, "copy_from_iter after advance", n,
 					  r->len - done) ||
-			    !xa_check_state(fx, &it, r, r->len) ||
-			    !xa_buf_verify(fx, r, r->start + done, n))
+			    !ixa_check_state(fx, &it, r, r->len) ||
+			    !ixa_buf_verify(fx, r, r->start + done, n))
 				return;
 		}
 	}
@@ -59,15 +59,15 @@ void xarray_advance(struct kunit *test)
 /* Advancing past the end stops at the end. */
 void xarray_advance_past_end(struct kunit *test)
 {
-	struct xa_fixture *fx = test->priv;
-	const struct xa_range *r;
+	struct ixa_fixture *fx = test->priv;
+	const struct ixa_range *r;
 
-	for (r = xa_ranges; r < XA_RANGES_END; r++) {
+	for (r = ixa_ranges; r < IXA_RANGES_END; r++) {
 		struct iov_iter it;
 
-		xa_iter(fx, &it, ITER_SOURCE, r);
+		ixa_iter(fx, &it, ITER_SOURCE, r);
 		iov_iter_advance(&it, r->len + 1);
-		if (!xa_check_state(fx, &it, r, r->len))
+		if (!ixa_check_state(fx, &it, r, r->len))
 			return;
 		KUNIT_EXPECT_EQ(test, copy_from_iter(fx->buf, 1, &it), 0);
 	}
@@ -80,30 +80,30 @@ void xarray_advance_past_end(struct kunit *test)
  */
 void xarray_revert(struct kunit *test)
 {
-	struct xa_fixture *fx = test->priv;
-	const struct xa_range *r;
+	struct ixa_fixture *fx = test->priv;
+	const struct ixa_range *r;
 	unsigned int s;
 
-	xa_fill(fx, true);
-	for (r = xa_ranges; r < XA_RANGES_END; r++) {
-		for (s = 0; s < xa_nr_steps; s++) {
-			size_t step = xa_steps[s], back = 0, n;
+	ixa_fill(fx, true);
+	for (r = ixa_ranges; r < IXA_RANGES_END; r++) {
+		for (s = 0; s < ixa_nr_steps; s++) {
+			size_t step = ixa_steps[s], back = 0, n;
 			struct iov_iter it;
 			unsigned int k;
 
-			xa_iter(fx, &it, ITER_SOURCE, r);
+			ixa_iter(fx, &it, ITER_SOURCE, r);
 			n = copy_from_iter(fx->buf, r->len, &it);
-			if (!xa_check_ret(fx, r, "copy_from_iter", n, r->len))
+			if (!ixa_check_ret(fx, r, "copy_from_iter", n, r->len))
 				return;
 			for (k = 0; k < 64 && back + step <= r->len; k++) {
 				iov_iter_revert(&it, step);
 				back += step;
-				if (!xa_check_state(fx, &it, r, r->len - back))
+				if (!ixa_check_state(fx, &it, r, r->len - back))
 					return;
 			}
 			n = copy_from_iter(fx->buf, r->len, &it);
-			if (!xa_check_ret(fx, r, "copy_from_iter after revert", n, back) ||
-			    !xa_buf_verify(fx, r, r->start + r->len - back, n))
+			if (!ixa_check_ret(fx, r, "copy_from_iter after revert", n, back) ||
+			    !ixa_buf_verify(fx, r, r->start + r->len - back, n))
 				return;
 		}
 	}
@@ -112,15 +112,15 @@ void xarray_revert(struct kunit *test)
 /* iov_iter_npages() counts every page the range touches, capped at maxpages. */
 void xarray_npages(struct kunit *test)
 {
-	struct xa_fixture *fx = test->priv;
-	const struct xa_range *r;
+	struct ixa_fixture *fx = test->priv;
+	const struct ixa_range *r;
 
-	for (r = xa_ranges; r < XA_RANGES_END; r++) {
+	for (r = ixa_ranges; r < IXA_RANGES_END; r++) {
 		struct iov_iter it;
 		int want = r->len ?
 			DIV_ROUND_UP(offset_in_page(r->start) + r->len, PAGE_SIZE) : 0;
 
-		xa_iter(fx, &it, ITER_SOURCE, r);
+		ixa_iter(fx, &it, ITER_SOURCE, r);
 		KUNIT_EXPECT_EQ_MSG(test, iov_iter_npages(&it, INT_MAX), want,
 				    "range [%zu, +%zu)", r->start, r->len);
 		KUNIT_EXPECT_EQ_MSG(test, iov_iter_npages(&it, 1), min(want, 1),
@@ -143,7 +143,7 @@ void xarray_npages(struct kunit *test)
  * Checked for every byte: the returned page and offset are where that byte
  * of the layout lives.
  */
-static bool check_pages(struct xa_fixture *fx, const struct xa_range *r,
+static bool check_pages(struct ixa_fixture *fx, const struct ixa_range *r,
 			size_t done, struct page **pages, ssize_t n, size_t first)
 {
 	size_t k, at = 0;
@@ -151,7 +151,7 @@ static bool check_pages(struct xa_fixture *fx, const struct xa_range *r,
 	for (k = 0; at < n; k++) {
 		size_t off = r->start + done + at;
 		size_t in = k ? 0 : first;
-		struct page *want = xa_page(fx, off);
+		struct page *want = ixa_page(fx, off);
 
 		if (pages[k] != want || in != offset_in_page(fx->base + off)) {
 			KUNIT_FAIL(fx->test,
@@ -165,7 +165,7 @@ static bool check_pages(struct xa_fixture *fx, const struct xa_range *r,
 }
 
 /* Sum of the folio reference counts: each page handed out takes one. */
-static long folio_refs(struct xa_fixture *fx)
+static long folio_refs(struct ixa_fixture *fx)
 {
 	struct folio *folio;
 	unsigned long index;
@@ -176,7 +176,7 @@ static long folio_refs(struct xa_fixture *fx)
 	return refs;
 }
 
-static void get_pages_range(struct xa_fixture *fx, const struct xa_range *r,
+static void get_pages_range(struct ixa_fixture *fx, const struct ixa_range *r,
 			    unsigned int maxpages, bool alloc)
 {
 	long refs = folio_refs(fx);
@@ -184,7 +184,7 @@ static void get_pages_range(struct xa_fixture *fx, const struct xa_range *r,
 	size_t done = 0;
 	struct iov_iter it;
 
-	xa_iter(fx, &it, ITER_SOURCE, r);
+	ixa_iter(fx, &it, ITER_SOURCE, r);
 	while (done < r->len) {
 		struct page **pages = fx->pages;
 		size_t first = ~0UL, k, npages;
@@ -219,7 +219,7 @@ static void get_pages_range(struct xa_fixture *fx, const struct xa_range *r,
 		if (alloc)
 			kvfree(pages);
 		done += n;
-		if (!xa_check_state(fx, &it, r, done))
+		if (!ixa_check_state(fx, &it, r, done))
 			return;
 	}
 	KUNIT_EXPECT_EQ(fx->test, folio_refs(fx), refs);
@@ -230,22 +230,22 @@ static void get_pages_range(struct xa_fixture *fx, const struct xa_range *r,
 
 void xarray_get_pages2(struct kunit *test)
 {
-	struct xa_fixture *fx = test->priv;
-	static const unsigned int maxpages[] = { 1, 3, 64, XA_PAGES + 1 };
-	const struct xa_range *r;
+	struct ixa_fixture *fx = test->priv;
+	static const unsigned int maxpages[] = { 1, 3, 64, IXA_PAGES + 1 };
+	const struct ixa_range *r;
 	unsigned int m;
 
-	for (r = xa_ranges; r < XA_RANGES_END; r++)
+	for (r = ixa_ranges; r < IXA_RANGES_END; r++)
 		for (m = 0; m < ARRAY_SIZE(maxpages); m++)
 			get_pages_range(fx, r, maxpages[m], false);
 }
 
 void xarray_get_pages_alloc2(struct kunit *test)
 {
-	struct xa_fixture *fx = test->priv;
-	const struct xa_range *r;
+	struct ixa_fixture *fx = test->priv;
+	const struct ixa_range *r;
 
-	for (r = xa_ranges; r < XA_RANGES_END; r++)
+	for (r = ixa_ranges; r < IXA_RANGES_END; r++)
 		get_pages_range(fx, r, 0, true);
 }
 
@@ -255,11 +255,11 @@ void xarray_get_pages_alloc2(struct kunit *test)
  */
 void xarray_get_pages_maxsize(struct kunit *test)
 {
-	struct xa_fixture *fx = test->priv;
-	const struct xa_range *r;
+	struct ixa_fixture *fx = test->priv;
+	const struct ixa_range *r;
 	unsigned int alloc;
 
-	for (r = xa_ranges; r < XA_RANGES_END; r++) {
+	for (r = ixa_ranges; r < IXA_RANGES_END; r++) {
 		size_t max = r->len / 2;
 
 		if (!((r->start + max) % PAGE_SIZE))
@@ -272,14 +272,14 @@ void xarray_get_pages_maxsize(struct kunit *test)
 			struct iov_iter it;
 			ssize_t n;
 
-			xa_iter(fx, &it, ITER_SOURCE, r);
+			ixa_iter(fx, &it, ITER_SOURCE, r);
 			if (alloc)
 				n = iov_iter_get_pages_alloc2(&it, &pages, max, &first);
 			else
-				n = iov_iter_get_pages2(&it, pages, max, XA_PAGES + 1, &first);
-			if (!xa_check_ret(fx, r, alloc ? "get_pages_alloc2 to maxsize" :
+				n = iov_iter_get_pages2(&it, pages, max, IXA_PAGES + 1, &first);
+			if (!ixa_check_ret(fx, r, alloc ? "get_pages_alloc2 to maxsize" :
 				       "get_pages2 to maxsize", n, max) ||
-			    !xa_check_state(fx, &it, r, max) ||
+			    !ixa_check_state(fx, &it, r, max) ||
 			    !check_pages(fx, r, 0, pages, n, first))
 				return;
 			for (npages = DIV_ROUND_UP(first + n, PAGE_SIZE); npages;)
@@ -297,16 +297,16 @@ void xarray_get_pages_maxsize(struct kunit *test)
  */
 void xarray_dup_iter(struct kunit *test)
 {
-	struct xa_fixture *fx = test->priv;
-	const struct xa_range *r;
+	struct ixa_fixture *fx = test->priv;
+	const struct ixa_range *r;
 
-	xa_fill(fx, true);
-	for (r = xa_ranges; r < XA_RANGES_END; r++) {
+	ixa_fill(fx, true);
+	for (r = ixa_ranges; r < IXA_RANGES_END; r++) {
 		size_t half = r->len / 2, n;
 		struct iov_iter it, dup;
 		const void *copy;
 
-		xa_iter(fx, &it, ITER_SOURCE, r);
+		ixa_iter(fx, &it, ITER_SOURCE, r);
 		iov_iter_advance(&it, half);
 		copy = dup_iter(&dup, &it, GFP_KERNEL);
 		if (fx->param->bvec)
@@ -317,8 +317,8 @@ void xarray_dup_iter(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, copy_from_iter(fx->buf, r->len, &it), r->len - half);
 		n = copy_from_iter(fx->buf, r->len, &dup);
 		kfree(copy);
-		if (!xa_check_ret(fx, r, "copy_from_iter on the duplicate", n, r->len - half) ||
-		    !xa_buf_verify(fx, r, r->start + half, n))
+		if (!ixa_check_ret(fx, r, "copy_from_iter on the duplicate", n, r->len - half) ||
+		    !ixa_buf_verify(fx, r, r->start + half, n))
 			return;
 	}
 }
@@ -331,17 +331,17 @@ void xarray_dup_iter(struct kunit *test)
 void xarray_alignment(struct kunit *test)
 {
 	static const unsigned long masks[] = { 0, 1, 3, 511, PAGE_SIZE - 1 };
-	struct xa_fixture *fx = test->priv;
-	const struct xa_range *r;
+	struct ixa_fixture *fx = test->priv;
+	const struct ixa_range *r;
 	unsigned int a, l;
 
-	for (r = xa_ranges; r < XA_RANGES_END; r++) {
+	for (r = ixa_ranges; r < IXA_RANGES_END; r++) {
 		u64 pos = fx->base + r->start;
 		struct iov_iter it;
 
 		if (!r->len)
 			continue;
-		xa_iter(fx, &it, ITER_SOURCE, r);
+		ixa_iter(fx, &it, ITER_SOURCE, r);
 		KUNIT_EXPECT_EQ_MSG(test, iov_iter_alignment(&it) & (PAGE_SIZE - 1),
 				    (unsigned long)((pos | r->len) & (PAGE_SIZE - 1)),
 				    "range [%zu, +%zu)", r->start, r->len);
@@ -359,14 +359,14 @@ void xarray_alignment(struct kunit *test)
 /* iov_iter_save_state() records where the iterator is. */
 void xarray_save_state(struct kunit *test)
 {
-	struct xa_fixture *fx = test->priv;
-	const struct xa_range *r;
+	struct ixa_fixture *fx = test->priv;
+	const struct ixa_range *r;
 
-	for (r = xa_ranges; r < XA_RANGES_END; r++) {
+	for (r = ixa_ranges; r < IXA_RANGES_END; r++) {
 		struct iov_iter_state state;
 		struct iov_iter it;
 
-		xa_iter(fx, &it, ITER_SOURCE, r);
+		ixa_iter(fx, &it, ITER_SOURCE, r);
 		iov_iter_advance(&it, r->len / 3);
 		iov_iter_save_state(&it, &state);
 		KUNIT_EXPECT_EQ(test, state.count, r->len - r->len / 3);
@@ -378,20 +378,20 @@ void xarray_save_state(struct kunit *test)
 /* iov_iter_get_pages2() stops at a hole too. */
 void xarray_hole_get_pages(struct kunit *test)
 {
-	struct xa_fixture *fx = test->priv;
+	struct ixa_fixture *fx = test->priv;
 	unsigned int k;
 
-	for (k = 0; k < xa_nr_hole_ranges; k++) {
-		const struct xa_range *r = &xa_hole_ranges[k].r;
-		size_t want = xa_hole_ranges[k].copied, first, npages;
+	for (k = 0; k < ixa_nr_hole_ranges; k++) {
+		const struct ixa_range *r = &ixa_hole_ranges[k].r;
+		size_t want = ixa_hole_ranges[k].copied, first, npages;
 		struct iov_iter it;
 		ssize_t n;
 
-		xa_iter(fx, &it, ITER_SOURCE, r);
-		n = iov_iter_get_pages2(&it, fx->pages, r->len, XA_PAGES, &first);
+		ixa_iter(fx, &it, ITER_SOURCE, r);
+		n = iov_iter_get_pages2(&it, fx->pages, r->len, IXA_PAGES, &first);
 		npages = n > 0 ? DIV_ROUND_UP(first + n, PAGE_SIZE) : 0;
-		if (!xa_check_ret(fx, r, "iov_iter_get_pages2", n, want) ||
-		    !xa_check_state(fx, &it, r, want) ||
+		if (!ixa_check_ret(fx, r, "iov_iter_get_pages2", n, want) ||
+		    !ixa_check_state(fx, &it, r, want) ||
 		    !check_pages(fx, r, 0, fx->pages, n, first))
 			return;
 		while (npages)

@@ -189,7 +189,6 @@ static bool nk_nomem_run(struct kunit *test, const struct nk_nomem_class *c,
 	struct nk_env *env;
 	struct nk_job *job;
 	struct file *file;
-	int i;
 
 	*broken = true;
 	env = nk_env_create(test, sc, NK_CTX_INLINE, c->folios);
@@ -201,10 +200,7 @@ static bool nk_nomem_run(struct kunit *test, const struct nk_nomem_class *c,
 		goto out;
 	}
 	ni = NK_I(file_inode(file));
-	for (i = 0; i < NK_MAX_RANGES && sc->cache.held[i].len; i++)
-		nk_check(env, !nk_cache_fill(ni, sc->cache.held[i].start,
-					     sc->cache.held[i].len, false),
-			 "cannot fill the cache");
+	nk_check(env, !nk_cache_setup(ni, &sc->cache), "cannot fill the cache");
 
 	job = nk_job_new(env, file, sc->op, sc->pos, sc->len);
 	if (!job) {

@@ -161,6 +161,12 @@ static void nk_check_bookkeeping(struct nk_env *env)
 	nk_check(env, !atomic_read(&n->hole_reads),
 		 "%d cache reads of pages the cache does not hold",
 		 atomic_read(&n->hole_reads));
+	nk_check(env, !atomic_read(&n->dirty_slices),
+		 "prepare_read saw %d new slices with flags already set",
+		 atomic_read(&n->dirty_slices));
+	nk_check(env, !atomic_read(&n->occupancy),
+		 "the helpers called query_occupancy %d times",
+		 atomic_read(&n->occupancy));
 	nk_check(env, !env->overflow,
 		 "more than %d calls: a retry loop does not end", NK_CALL_LIMIT);
 }
@@ -303,11 +309,52 @@ static void nk_check_cache_store(struct nk_env *env, struct file *file, u8 *scra
 	if (ni->stale)
 		return;
 	xa_for_each(&ni->store, index, page)
-		if (!nk_compare(env, ni, "cache", (loff_t)index << PAGE_SHIFT,
+		if (!xa_is_value(page) &&
+		    !nk_compare(env, ni, "cache", (loff_t)index << PAGE_SHIFT,
 				page, PAGE_SIZE, scratch, false))
 			break;
 	for (p = cached->start; p < cached->start + cached->len; p += PAGE_SIZE)
 		nk_check(env, nk_held(ni, p), "cache does not hold %lld", p);
+}
+
+static const char * const nk_hole_names[] = {
+	[NETFS_READ_HOLE_IGNORE] = "IGNORE", [NETFS_READ_HOLE_CLEAR] = "CLEAR",
+	[NETFS_READ_HOLE_FAIL] = "FAIL",
+};
+
+/*
+ * What a cache read asks for at holes: the first read of a range with
+ * NETFS_READ_HOLE_IGNORE (prepare_read said the cache holds it), the rest
+ * of a read that came back short with NETFS_READ_HOLE_CLEAR.  A read
+ * continues an earlier one of its request if it starts inside it (or at
+ * its start, after a read that made no progress): slices never overlap.
+ */
+static void nk_check_read_holes(struct nk_env *env)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < env->nr_calls; i++) {
+		const struct nk_call *c = &env->calls[i];
+		enum netfs_read_from_hole want = NETFS_READ_HOLE_IGNORE;
+
+		if (c->op != NK_CALL_CACHE_READ)
+			continue;
+		for (j = 0; j < i; j++) {
+			const struct nk_call *d = &env->calls[j];
+
+			if (d->op == NK_CALL_CACHE_READ && d->rreq == c->rreq &&
+			    c->start >= d->start && c->start < d->start + d->len)
+				want = NETFS_READ_HOLE_CLEAR;
+		}
+		if (c->read_hole != want) {
+			nk_fail(env, "cache read {%lld, %zu} asked for NETFS_READ_HOLE_%s, expected %s",
+				c->start, c->len,
+				c->read_hole <= NETFS_READ_HOLE_FAIL ?
+				nk_hole_names[c->read_hole] : "?",
+				nk_hole_names[want]);
+			return;
+		}
+	}
 }
 
 static void nk_check_calls(struct nk_env *env)
@@ -320,6 +367,7 @@ static void nk_check_calls(struct nk_env *env)
 	nk_check_count(env, "cache writes", env->n.cwrite, ex->cache_writes);
 	nk_check_count(env, "check_write_begin calls", atomic_read(&env->n.cwb),
 		       ex->cwb_calls);
+	nk_check_read_holes(env);
 
 	for (i = 0, n = 0; i < env->nr_calls && n < NK_MAX_EXP && ex->calls[n].len; i++) {
 		const struct nk_call *c = &env->calls[i];

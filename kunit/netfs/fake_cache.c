@@ -4,7 +4,8 @@
  *
  * It owns the netfs_cache_ops that begin_cache_operation (fake_server.c)
  * installs, and the cache's store: a per-inode xarray of page-sized
- * buffers indexed by file page.  struct nk_cache scripts it: what it holds
+ * buffers indexed by file page, where NK_HOLE marks a page that the cache
+ * reports as held but holds as a hole (nk_cache.hole).  struct nk_cache scripts it: what it holds
  * before the scenario, its granule, whether it is stale, whether it asks
  * for copies, and faults in its reads.  Its I/O completes through
  * nk_complete_cache_io(), in the scenario's context like the server's; a
@@ -45,13 +46,59 @@ static void nk_end_operation(struct netfs_cache_resources *cres)
 }
 
 /*
- * Copy count bytes between the store at file position pos and iter, page
- * by page: into iter for a read (a hole reads as zeroes if clear_holes,
- * else the copy stops there) or from iter for a write (which allocates the
- * pages it needs).  Return: the number of bytes copied.
+ * Copy count bytes of iter into the store at file position pos, page by
+ * page, allocating the pages it needs (a hole becomes data).
+ * Return: the number of bytes copied.
  */
-static size_t nk_store_copy(struct nk_inode *ni, loff_t pos, size_t count,
-			    struct iov_iter *iter, bool write, bool clear_holes)
+static size_t nk_store_write(struct nk_inode *ni, loff_t pos, size_t count,
+			     struct iov_iter *iter)
+{
+	/* a write completes in the scenario's context */
+	gfp_t gfp = in_task() ? GFP_NOFS : GFP_ATOMIC;
+	size_t done = 0;
+
+	while (done < count) {
+		loff_t p = pos + done;
+		pgoff_t index = p >> PAGE_SHIFT;
+		size_t off = offset_in_page(p);
+		size_t run = min_t(size_t, count - done, PAGE_SIZE - off);
+		u8 *page = xa_load(&ni->store, index);
+
+		if (!page || xa_is_value(page)) {
+			u8 *new = kzalloc(PAGE_SIZE, gfp);
+			void *old = new ? xa_cmpxchg_bh(&ni->store, index, page,
+							new, gfp) : NULL;
+
+			if (!new)
+				break;
+			/* another completion may have stored it meanwhile */
+			if (old != page) {
+				kfree(new);
+				new = xa_is_err(old) || xa_is_value(old) ? NULL : old;
+			}
+			page = new;
+			if (!page)
+				break;
+		}
+		if (copy_from_iter(page + off, run, iter) != run)
+			break;
+		done += run;
+	}
+	return done;
+}
+
+/*
+ * Read count bytes at file position pos from the store into iter, the way
+ * cachefiles reads a sparse backing file: a page held as a hole (NK_HOLE)
+ * reads as zeroes with NETFS_READ_HOLE_CLEAR; without, the read stops
+ * short there, and with NETFS_READ_HOLE_FAIL it fails with -ENODATA if it
+ * read nothing before.  A page the cache does not hold at all reads as
+ * zeroes with NETFS_READ_HOLE_CLEAR and fails the read otherwise.
+ * Return: the bytes read, or -ENODATA.
+ */
+static ssize_t nk_store_read(struct nk_inode *ni, loff_t pos, size_t count,
+			     struct iov_iter *iter,
+			     enum netfs_read_from_hole read_hole)
 {
 	size_t done = 0;
 
@@ -62,33 +109,16 @@ static size_t nk_store_copy(struct nk_inode *ni, loff_t pos, size_t count,
 		u8 *page = xa_load(&ni->store, p >> PAGE_SHIFT);
 		size_t copied;
 
-		if (write && !page) {
-			/* a write completes in the scenario's context */
-			gfp_t gfp = in_task() ? GFP_NOFS : GFP_ATOMIC;
-			u8 *new = kzalloc(PAGE_SIZE, gfp);
-			int err = new ? xa_insert_bh(&ni->store, p >> PAGE_SHIFT,
-						     new, gfp) : -ENOMEM;
-
-			/* another completion may have stored it meanwhile */
-			if (err)
-				kfree(new);
-			if (err == -EBUSY)
-				page = xa_load(&ni->store, p >> PAGE_SHIFT);
-			else if (!err)
-				page = new;
-			if (!page)
-				break;
-		}
-		if (write)
-			copied = copy_from_iter(page + off, run, iter);
-		else if (page)
+		if (page && !xa_is_value(page))
 			copied = copy_to_iter(page + off, run, iter);
-		else if (clear_holes)
+		else if (read_hole == NETFS_READ_HOLE_CLEAR)
 			copied = iov_iter_zero(run, iter);
+		else if (!page || (read_hole == NETFS_READ_HOLE_FAIL && !done))
+			return -ENODATA;
 		else
 			break;
 		if (copied != run)
-			break;
+			return -ENODATA;
 		done += run;
 	}
 	return done;
@@ -101,7 +131,7 @@ static int nk_cache_read(struct netfs_cache_resources *cres, loff_t start_pos,
 {
 	struct nk_inode *ni = cres->cache_priv;
 	struct nk_env *env = ni->env;
-	size_t count = iov_iter_count(iter), done;
+	size_t count = iov_iter_count(iter);
 	const struct nk_fault *f;
 	unsigned int call;
 	ssize_t result;
@@ -123,9 +153,7 @@ static int nk_cache_read(struct netfs_cache_resources *cres, loff_t start_pos,
 	if (f && f->kind == NK_FAULT_ZERO)
 		count = 0;
 	/* The cache reads file position start_pos into the start of iter. */
-	done = nk_store_copy(ni, start_pos, count, iter, false,
-			     read_hole == NETFS_READ_HOLE_CLEAR);
-	result = done < count ? -ENODATA : done;
+	result = nk_store_read(ni, start_pos, count, iter, read_hole);
 	if (f && f->kind == NK_FAULT_ERROR)
 		result = f->value;
 	return nk_complete_cache_io(env, call, term_func, term_func_priv, result,
@@ -180,8 +208,7 @@ ssize_t nk_cache_take(struct nk_inode *ni, loff_t pos, struct iov_iter *iter)
 
 	nk_walk_folios(ni->netfs.inode.i_mapping, pos, pos + count,
 		       nk_count_unmarked, ni->env);
-	return nk_store_copy(ni, pos, count, iter, true, false) < count ?
-		-ENOBUFS : count;
+	return nk_store_write(ni, pos, count, iter) < count ? -ENOBUFS : count;
 }
 
 static void nk_cache_expand_readahead(struct netfs_cache_resources *cres,
@@ -205,6 +232,10 @@ static enum netfs_io_source nk_prepare_read(struct netfs_io_subrequest *subreq,
 	const struct nk_cache *cs = &ni->env->sc->cache;
 	loff_t start = subreq->start, end = start + subreq->len, p;
 	bool held = nk_held(ni, start);
+
+	/* a new slice: no flag of an earlier one (ONDEMAND...) may be left */
+	if (subreq->flags)
+		atomic_inc(&ni->env->n.dirty_slices);
 
 	if (cs->prepare_read_invalid &&
 	    atomic_inc_return(&ni->env->n.prepares) == cs->prepare_read_invalid)
@@ -247,6 +278,10 @@ static int nk_query_occupancy(struct netfs_cache_resources *cres, loff_t start,
 			      size_t len, size_t granularity, loff_t *data_start,
 			      size_t *data_len)
 {
+	struct nk_inode *ni = cres->cache_priv;
+
+	/* for a netfs's own use (fscache_query_occupancy()), not the helpers' */
+	atomic_inc(&ni->env->n.occupancy);
 	return -ENODATA;
 }
 
@@ -276,8 +311,9 @@ void nk_cache_resize(struct nk_inode *ni, loff_t size)
 	xa_for_each_start(&ni->store, index, page, size >> PAGE_SHIFT) {
 		if ((loff_t)index << PAGE_SHIFT >= size) {
 			xa_erase_bh(&ni->store, index);
-			kfree(page);
-		} else {
+			if (!xa_is_value(page))
+				kfree(page);
+		} else if (!xa_is_value(page)) {
 			memset(page + offset_in_page(size), 0,
 			       PAGE_SIZE - offset_in_page(size));
 		}
@@ -312,7 +348,39 @@ int nk_cache_fill(struct nk_inode *ni, loff_t start, loff_t len, bool junk)
 			kfree(page);
 			return xa_err(old);
 		}
-		kfree(old);
+		if (!xa_is_value(old))
+			kfree(old);
 	}
+	return 0;
+}
+
+/**
+ * nk_cache_setup - make the cache hold what a scenario says, before it runs
+ * @ni: the file
+ * @cs: the cache's script: what it holds, stale or not, and its hole
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int nk_cache_setup(struct nk_inode *ni, const struct nk_cache *cs)
+{
+	loff_t p;
+	int i, err;
+
+	for (i = 0; i < NK_MAX_RANGES && cs->held[i].len; i++) {
+		err = nk_cache_fill(ni, cs->held[i].start, cs->held[i].len,
+				    cs->stale);
+		if (err)
+			return err;
+	}
+	for (p = cs->hole.start; p < cs->hole.start + cs->hole.len; p += PAGE_SIZE) {
+		void *old = xa_store_bh(&ni->store, p >> PAGE_SHIFT, NK_HOLE,
+					GFP_KERNEL);
+
+		if (xa_is_err(old))
+			return xa_err(old);
+		if (!xa_is_value(old))
+			kfree(old);
+	}
+	ni->stale = cs->stale;
 	return 0;
 }

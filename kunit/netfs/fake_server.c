@@ -372,7 +372,7 @@ static bool nk_clamp_length(struct netfs_io_subrequest *subreq)
 	return true;
 }
 
-/* Copy the pattern into the page cache: the server's reply arriving. */
+/* Copy the file's content into the page cache: the server's reply arriving. */
 static void nk_server_complete(struct nk_io *io, bool was_async)
 {
 	struct netfs_io_subrequest *subreq = io->subreq;
@@ -384,10 +384,12 @@ static void nk_server_complete(struct nk_io *io, bool was_async)
 		iov_iter_xarray(&iter, ITER_DEST, &subreq->rreq->mapping->i_pages,
 				io->pos, io->result);
 		while (done < io->result) {
-			size_t run = min_t(size_t, io->result - done, NK_PATTERN_RUN);
+			const u8 *src;
+			size_t run = nk_content_run(ni, io->pos + done,
+						    io->result - done, &src);
 
-			if (copy_to_iter(nk_pattern(ni->id, io->pos + done), run,
-					 &iter) != run)
+			if ((src ? copy_to_iter(src, run, &iter) :
+			     iov_iter_zero(run, &iter)) != run)
 				break;
 			done += run;
 		}
@@ -417,6 +419,8 @@ static ssize_t nk_server_result(struct nk_inode *ni, unsigned int n,
 		nk_set_content(ni, ss->resize_to);
 		i_size_write(&ni->netfs.inode, ss->resize_to);
 		netfs_resize_file(&ni->netfs, ss->resize_to);
+		/* and the cache, as with fscache_resize_cookie() */
+		nk_cache_resize(ni, ss->resize_to);
 	}
 	if (f && f->kind == NK_FAULT_CLEAR_TAIL)
 		/* the server's file ends here, and the client does not know */
@@ -431,6 +435,8 @@ static ssize_t nk_server_result(struct nk_inode *ni, unsigned int n,
 		bytes = min_t(ssize_t, bytes, f->value);
 	if (f && f->kind == NK_FAULT_ZERO)
 		bytes = 0;
+	if (ni->env->in_pre && ni->env->sc->pre_failed)
+		bytes = -EIO;
 	if (bytes >= 0 && bytes < avail && pos + bytes >= ni->content &&
 	    (ss->clear_tail || (f && f->kind == NK_FAULT_CLEAR_TAIL)))
 		set_bit(NETFS_SREQ_CLEAR_TAIL, &subreq->flags);

@@ -87,6 +87,8 @@ struct nk_counts {
 	atomic_t unmarked;		/* cache writes without PG_fscache */
 	atomic_t done_early;		/* done with a folio still locked */
 	atomic_t hole_reads;		/* cache reads of what it does not hold */
+	atomic_t dirty_slices;		/* prepare_read of a slice with flags */
+	atomic_t occupancy;		/* query_occupancy calls */
 };
 
 struct nk_env {
@@ -100,6 +102,7 @@ struct nk_env {
 	unsigned int nr_files;
 	unsigned int next_id;
 	bool concurrent;		/* other threads may lock folios too */
+	bool in_pre;			/* running the scenario's pre readahead */
 	bool broken;			/* leave everything: teardown could hang */
 	bool bench;			/* no added delays, no NK_CALL_LIMIT */
 	bool unlimited;			/* no NK_CALL_LIMIT: many requests */
@@ -131,9 +134,16 @@ struct nk_inode {
 	loff_t content;			/* bytes below this hold the pattern */
 	struct nk_range overlay;	/* bytes written by the test */
 	loff_t floor;			/* lowest content ever (nk_set_content()) */
-	struct xarray store;		/* the fake cache: page index -> page */
+	struct nk_range zeros;		/* the server's file is sparse here */
+	/*
+	 * The fake cache: page index -> a page of data, or NK_HOLE for a page
+	 * it reports as held (prepare_read) but holds as a hole
+	 */
+	struct xarray store;
 	bool stale;
 };
+
+#define NK_HOLE		xa_mk_value(0)
 
 static inline struct nk_inode *NK_I(struct inode *inode)
 {
@@ -144,6 +154,8 @@ static inline struct nk_inode *NK_I(struct inode *inode)
 void nk_init_pattern(void);
 const u8 *nk_pattern(unsigned int id, loff_t pos);
 #define NK_PATTERN_RUN	SZ_64K	/* nk_pattern() is contiguous this far */
+size_t nk_content_run(struct nk_inode *ni, loff_t pos, size_t max,
+		      const u8 **src);
 void nk_expected(struct nk_inode *ni, loff_t pos, u8 *buf, size_t n,
 		 bool written);
 bool nk_compare(struct nk_env *env, struct nk_inode *ni, const char *what,
@@ -172,6 +184,7 @@ extern const struct netfs_cache_ops nk_cache_ops;
 bool nk_held(struct nk_inode *ni, loff_t pos);
 ssize_t nk_cache_take(struct nk_inode *ni, loff_t pos, struct iov_iter *iter);
 int nk_cache_fill(struct nk_inode *ni, loff_t start, loff_t len, bool junk);
+int nk_cache_setup(struct nk_inode *ni, const struct nk_cache *cs);
 void nk_cache_resize(struct nk_inode *ni, loff_t size);
 
 /* testfs.c */

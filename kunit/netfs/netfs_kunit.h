@@ -104,7 +104,8 @@ struct nk_call_exp {
  * @expand_how: which ends expand_readahead moves (NK_EXPAND_*)
  * @clear_tail: set NETFS_SREQ_CLEAR_TAIL when a read stops at the server's EOF
  * @resize_at: issue_read call (from 1) at which the file shrinks or grows...
- * @resize_to: ...to this size (server content, i_size and remote_i_size)
+ * @resize_to: ...to this size (server content, i_size, remote_i_size and
+ *	what the cache holds)
  * @init_error: init_request returns this
  * @cwb_error: check_write_begin returns this
  * @cwb_regrab: check_write_begin drops the folio (and returns 0) on its first
@@ -160,6 +161,12 @@ struct nk_server {
  *	write_begin reads through the cache (skipped without CONFIG_FSCACHE)
  * @write_error: every write completes with this error, storing nothing
  * @faults: faults injected into cache read calls
+ * @hole: the server's file reads as zeroes here, and the cache holds these
+ *	pages as a hole inside what it reports as held (whole pages, inside
+ *	@held).  A read there with NETFS_READ_HOLE_IGNORE stops short at the
+ *	hole, with NETFS_READ_HOLE_CLEAR reads zeroes, and with
+ *	NETFS_READ_HOLE_FAIL fails with -ENODATA (stops short if it read
+ *	something first), as cachefiles does on a sparse backing file.
  * @absent: the netfs has no begin_cache_operation at all
  */
 struct nk_cache {
@@ -176,6 +183,7 @@ struct nk_cache {
 	bool cookie;
 	int write_error;
 	struct nk_fault faults[NK_MAX_FAULTS];
+	struct nk_range hole;
 };
 
 /* The operation a scenario performs */
@@ -244,6 +252,9 @@ struct nk_expect {
  *	expectations apply to the second run
  * @pre: read this range ahead (order-0 folios) before the operation; its
  *	calls are not counted
+ * @pre_failed: every download of @pre fails with -EIO, and @pre makes
+ *	folios of the case's size: they are left in the page cache not
+ *	uptodate, as a readahead that failed leaves them
  * @folios: folio sizes it runs with (mask of NK_ONLY(); 0: all)
  * @server: the fake server's script
  * @cache: the fake cache's script
@@ -257,6 +268,7 @@ struct nk_scenario {
 	size_t len;
 	bool twice;
 	struct nk_range pre;
+	bool pre_failed;
 	unsigned int folios;
 	struct nk_server server;
 	struct nk_cache cache;

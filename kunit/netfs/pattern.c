@@ -10,8 +10,10 @@
  * contiguous bytes for copy_to_iter() and memcpy().
  *
  * What a file holds is the pattern below nk_inode.content, zeros from there
- * to i_size, and the pattern of NK_ALT_ID where the test wrote (the
- * overlay).  nk_expected() builds that; nk_compare() checks data against it.
+ * to i_size and in its sparse range (nk_inode.zeros, where the fake cache
+ * holds a hole), and the pattern of NK_ALT_ID where the test wrote (the
+ * overlay).  nk_content_run() is the one place that says what the
+ * server's file holds.  nk_expected() builds that; nk_compare() checks data against it.
  * The cache is compared without the overlay: nothing here writes back, so
  * it must hold what the server holds.  When the server's file changes
  * length (nk_set_content()), a scenario that may_fail also accepts what
@@ -54,6 +56,36 @@ const u8 *nk_pattern(unsigned int id, loff_t pos)
 	return nk_tile + rem;
 }
 
+/**
+ * nk_content_run - what the server's file holds at pos
+ * @ni: the file
+ * @pos: the position
+ * @max: at most this many bytes
+ * @src: set to the bytes, or to NULL where the file reads as zeroes (past
+ *	its content, or in its sparse range ni->zeros)
+ *
+ * Return: how many bytes from @pos are alike (at least 1 if @max is).
+ */
+size_t nk_content_run(struct nk_inode *ni, loff_t pos, size_t max,
+		      const u8 **src)
+{
+	loff_t content = READ_ONCE(ni->content);
+	loff_t z_end = ni->zeros.start + ni->zeros.len;
+	size_t run = min_t(size_t, max, NK_PATTERN_RUN);
+
+	if (pos >= content || (ni->zeros.len && pos >= ni->zeros.start &&
+			       pos < z_end)) {
+		*src = NULL;
+		if (pos < content)
+			run = min_t(loff_t, run, z_end - pos);
+		return run;
+	}
+	if (ni->zeros.len && pos < ni->zeros.start)
+		run = min_t(loff_t, run, ni->zeros.start - pos);
+	*src = nk_pattern(ni->id, pos);
+	return min_t(loff_t, run, content - pos);
+}
+
 /* The expected content of [pos, pos + n) of a file, into buf. */
 void nk_expected(struct nk_inode *ni, loff_t pos, u8 *buf, size_t n,
 		 bool written)
@@ -70,14 +102,15 @@ void nk_expected(struct nk_inode *ni, loff_t pos, u8 *buf, size_t n,
 			run = min_t(loff_t, run, ov_end - p);
 			memcpy(buf + i, nk_pattern(NK_ALT_ID, p), run);
 		} else {
+			const u8 *src;
+
 			if (ov_len && p < ni->overlay.start)
 				run = min_t(loff_t, run, ni->overlay.start - p);
-			if (p < ni->content) {
-				run = min_t(loff_t, run, ni->content - p);
-				memcpy(buf + i, nk_pattern(ni->id, p), run);
-			} else {
+			run = nk_content_run(ni, p, run, &src);
+			if (src)
+				memcpy(buf + i, src, run);
+			else
 				memset(buf + i, 0, run);
-			}
 		}
 		i += run;
 	}

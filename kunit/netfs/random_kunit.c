@@ -269,6 +269,7 @@ static void nk_draw_cache(struct nk_rng *r, struct nk_scenario *sc)
 {
 	struct nk_cache *cs = &sc->cache;
 	unsigned int i, n, roll = nk_below(r, 100);
+	loff_t p;
 
 	if (roll < 20) {
 		cs->absent = true;
@@ -277,7 +278,8 @@ static void nk_draw_cache(struct nk_rng *r, struct nk_scenario *sc)
 	if (roll < 35)
 		return;				/* declined */
 	if (roll < 40) {
-		cs->begin_error = nk_one_of(r, -ENOBUFS, -ENOBUFS, -ENOMEM);
+		cs->begin_error = nk_one_of(r, -ENOBUFS, -ENOBUFS, -ENOMEM,
+					    -EINTR, -ERESTARTSYS);
 		return;
 	}
 	cs->on = true;
@@ -322,6 +324,14 @@ static void nk_draw_cache(struct nk_rng *r, struct nk_scenario *sc)
 	n = 1 + nk_below(r, 4);
 	if (nk_pct(r, 4) && !nk_avoid("F4"))
 		cs->prepare_read_invalid = n;
+	/* a hole inside the first range held: the file is sparse there */
+	n = 1 + nk_below(r, 3);
+	p = cs->held[0].start + round_down(nk_below(r, cs->held[0].len),
+					   PAGE_SIZE);
+	if (nk_pct(r, 15) && cs->held[0].len)
+		cs->hole = (struct nk_range){
+			p, min_t(loff_t, n * PAGE_SIZE,
+				 cs->held[0].start + cs->held[0].len - p) };
 }
 
 /*
@@ -345,7 +355,7 @@ static bool nk_may_fail(const struct nk_scenario *sc)
 	}
 	return zeroish > 1 || ss->resize_at || ss->init_error ||
 		ss->clamp_fail || sc->cache.prepare_read_invalid ||
-		sc->cache.begin_error == -ENOMEM;
+		(sc->cache.begin_error && sc->cache.begin_error != -ENOBUFS);
 }
 
 /**
@@ -495,6 +505,8 @@ static void nk_print(struct kunit *test, const struct nk_scenario *sc)
 	NK_FIELD(&l, "prepare_read_invalid", "%u", cs->prepare_read_invalid);
 	NK_FIELD(&l, "cookie", "%d", cs->cookie);
 	NK_FIELD(&l, "write_error", "%d", cs->write_error);
+	if (cs->hole.len)
+		nk_add(&l, ".hole = { %lld, %lld }, ", cs->hole.start, cs->hole.len);
 	if (cs->held[0].len) {
 		nk_put(test, &l);
 		nk_add(&l, "\t\t\t.held = { ");

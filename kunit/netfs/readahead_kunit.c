@@ -126,6 +126,14 @@ static const struct nk_scenario readahead_scenarios[] = {
 	  .len = SZ_16K,
 	  .server = { .faults = { { 1, NK_FAULT_ZERO }, { 2, NK_FAULT_ZERO } } },
 	  .expect = { .server_calls = 2, .bad = { 0, SZ_16K } } },
+	/* two reads without progress, but not in a row: the slice goes on */
+	{ .name = "no_progress_not_in_row", .size = SZ_1M, .op = NK_OP_READAHEAD,
+	  .len = SZ_16K,
+	  .server = { .faults = { { 1, NK_FAULT_ZERO }, { 2, NK_FAULT_SHORT, 1000 },
+				  { 3, NK_FAULT_ZERO } } },
+	  .expect = { .server_calls = 4,
+		      .calls = { { 0, SZ_16K, 0 }, { 0, SZ_16K, 0 },
+				 { 0, SZ_16K, 1000 }, { 0, SZ_16K, 1000 } } } },
 	/*
 	 * A server that reports more than it was asked for: clamped to the
 	 * slice, nothing read past it, the rest of the window read as usual.
@@ -166,6 +174,23 @@ static const struct nk_scenario readahead_scenarios[] = {
 	  .server = { .rsize = SZ_16K, .resize_at = 2, .resize_to = 20000,
 		      .clear_tail = true },
 	  .expect = { .server_calls = 4, .slices = true } },
+	/* EOF inside the last page of a large folio */
+	{ .name = "eof_in_last_page_of_folio", .size = 7 * PG + 1000,
+	  .op = NK_OP_READAHEAD, .len = 8 * PG,
+	  .expect = { .server_calls = 1, .calls = { { 0, 7 * PG + 1000 } } } },
+	/*
+	 * The server's file shrinks between slices, to inside the last page
+	 * of a large folio, and the netfs cuts its cache to match (as with
+	 * fscache_resize_cookie()): the cache's copy from there on is gone,
+	 * and what the request still downloads reads as zeroes.
+	 */
+	{ .name = "shrinks_between_slices_cached", .size = SZ_64K,
+	  .op = NK_OP_READAHEAD, .len = SZ_64K,
+	  .server = { .resize_at = 1, .resize_to = 7 * PG + 1000,
+		      .clear_tail = true },
+	  .cache = { .on = true, .held = { { SZ_16K, SZ_32K + SZ_16K } } },
+	  .expect = { .server_calls = 2, .cache_reads = 1, .cache_writes = 2,
+		      .calls = { { 0, SZ_16K }, { SZ_32K, SZ_32K } } } },
 	/* growth seen during the read is not read: the request keeps its size */
 	{ .name = "grows_during_read", .size = SZ_64K, .op = NK_OP_READAHEAD,
 	  .len = SZ_64K,
@@ -229,6 +254,9 @@ static const struct nk_scenario readahead_scenarios[] = {
 	  .expect = { .readpage = true } },
 	{ .name = "begin_cache_eintr", .size = SZ_1M, .op = NK_OP_READAHEAD,
 	  .len = SZ_16K, .cache = { .begin_error = -EINTR },
+	  .expect = { .server_calls = NK_NONE } },
+	{ .name = "begin_cache_erestartsys", .size = SZ_1M, .op = NK_OP_READAHEAD,
+	  .len = SZ_16K, .cache = { .begin_error = -ERESTARTSYS },
 	  .expect = { .server_calls = NK_NONE } },
 	{ .name = "begin_cache_enobufs", .size = SZ_1M, .op = NK_OP_READAHEAD,
 	  .len = SZ_64K, .server = { .rsize = SZ_16K },

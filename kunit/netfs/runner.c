@@ -415,17 +415,19 @@ void nk_run(struct kunit *test, const struct nk_scenario *sc,
 		return;
 	}
 	ni = NK_I(file_inode(file));
-	for (i = 0; i < NK_MAX_RANGES && sc->cache.held[i].len; i++)
-		KUNIT_EXPECT_EQ(test, 0, nk_cache_fill(ni, sc->cache.held[i].start,
-						       sc->cache.held[i].len,
-						       sc->cache.stale));
-	ni->stale = sc->cache.stale;
+	i = nk_cache_setup(ni, &sc->cache);
+	nk_check(env, !i, "cannot fill the cache: %d", i);
 
 	/* What comes before the operation: its calls are not counted. */
-	if (sc->pre.len &&
-	    !nk_run_op(env, file, NK_OP_READAHEAD, sc->pre.start, sc->pre.len,
-		       NK_FOLIOS_SMALL))
-		goto out;
+	if (sc->pre.len) {
+		env->in_pre = true;
+		i = nk_run_op(env, file, NK_OP_READAHEAD, sc->pre.start,
+			      sc->pre.len,
+			      sc->pre_failed ? folios : NK_FOLIOS_SMALL);
+		env->in_pre = false;
+		if (!i)
+			goto out;
+	}
 	if (sc->twice) {
 		if (!nk_run_op(env, file, sc->op, sc->pos, sc->len, folios) ||
 		    !nk_check_folios_released(env, file, " after the first run"))

@@ -58,7 +58,8 @@ static void nk_evict_inode(struct inode *inode)
 	truncate_inode_pages_final(&inode->i_data);
 	clear_inode(inode);
 	xa_for_each(&ni->store, index, page)
-		kfree(page);
+		if (!xa_is_value(page))
+			kfree(page);
 	xa_destroy(&ni->store);
 }
 
@@ -277,6 +278,7 @@ struct file *nk_new_file(struct nk_env *env, loff_t size)
 	ni->id = ++env->next_id;
 	ni->content = size;
 	ni->floor = size;
+	ni->zeros = env->sc->cache.hole;
 	inode->i_ino = get_next_ino();
 	inode->i_mode = S_IFREG | 0644;
 	inode->i_flags |= S_NOATIME | S_NOCMTIME;

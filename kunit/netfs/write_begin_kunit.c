@@ -2,7 +2,8 @@
 /*
  * netfs_write_begin: the suite of netfs_write_begin(), through
  * kernel_write().  write_begin grabs order-0 folios in 6.1 whatever the
- * mapping allows, so these run with small folios only.
+ * mapping allows, so most of these run with small folios only; a large
+ * folio comes only from a readahead before the write (pre_failed).
  *
  * Each entry is one scenario (struct nk_scenario in netfs_kunit.h): the
  * file, the operation, the fake server's and the fake cache's scripts, and
@@ -31,6 +32,17 @@ static const struct nk_scenario write_begin_scenarios[] = {
 	{ .name = "from_folio_start_past_eof", .size = 5000, .op = NK_OP_WRITE,
 	  .pos = PG, .len = 2000, .folios = SMALL_ONLY,
 	  .expect = { .server_calls = NK_NONE } },
+	/* from the folio's start to exactly EOF: nothing to read */
+	{ .name = "to_eof_from_folio_start", .size = 2 * PG + 1000,
+	  .op = NK_OP_WRITE, .pos = 2 * PG, .len = 1000, .folios = SMALL_ONLY,
+	  .expect = { .server_calls = NK_NONE, .cwb_calls = 1 } },
+	{ .name = "to_one_short_of_eof", .size = 2 * PG + 1000,
+	  .op = NK_OP_WRITE, .pos = 2 * PG, .len = 999, .folios = SMALL_ONLY,
+	  .expect = { .server_calls = 1, .calls = { { 2 * PG, 1000 } },
+		      .cwb_calls = 1 } },
+	{ .name = "to_one_past_eof", .size = 2 * PG + 1000,
+	  .op = NK_OP_WRITE, .pos = 2 * PG, .len = 1001, .folios = SMALL_ONLY,
+	  .expect = { .server_calls = NK_NONE, .cwb_calls = 1 } },
 	{ .name = "across_folios", .size = SZ_64K, .op = NK_OP_WRITE, .pos = 4000,
 	  .len = 5000, .folios = SMALL_ONLY,
 	  .expect = { .server_calls = 2,
@@ -53,6 +65,12 @@ static const struct nk_scenario write_begin_scenarios[] = {
 	  .folios = SMALL_ONLY, .server = { .cwb_error = -EIO, .cwb_drop = true },
 	  .expect = { .error = -EIO, .server_calls = NK_NONE, .cwb_calls = 1,
 		      .bad = { 2 * PG, 1 } } },
+	/* ceph's -EAGAIN: the folio is gone, the write is to be retried */
+	{ .name = "check_write_begin_eagain", .size = SZ_64K,
+	  .op = NK_OP_WRITE, .pos = 2 * PG + 100, .len = 200,
+	  .folios = SMALL_ONLY, .server = { .cwb_error = -EAGAIN, .cwb_drop = true },
+	  .expect = { .error = -EAGAIN, .server_calls = NK_NONE, .cwb_calls = 1,
+		      .bad = { 2 * PG, 1 } } },
 	{ .name = "init_request_error", .size = SZ_64K, .op = NK_OP_WRITE,
 	  .pos = 2 * PG + 100, .len = 200, .folios = SMALL_ONLY,
 	  .server = { .init_error = -ENOMEM },
@@ -63,6 +81,20 @@ static const struct nk_scenario write_begin_scenarios[] = {
 	  .cache = { .begin_error = -ENOMEM },
 	  .expect = { .error = -ENOMEM, .server_calls = NK_NONE,
 		      .bad = { 2 * PG, 1 } } },
+	{ .name = "begin_cache_eintr", .size = SZ_64K, .op = NK_OP_WRITE,
+	  .pos = 2 * PG + 100, .len = 200, .folios = SMALL_ONLY,
+	  .cache = { .begin_error = -EINTR },
+	  .expect = { .error = -EINTR, .server_calls = NK_NONE,
+		      .bad = { 2 * PG, 1 } } },
+	{ .name = "begin_cache_erestartsys", .size = SZ_64K, .op = NK_OP_WRITE,
+	  .pos = 2 * PG + 100, .len = 200, .folios = SMALL_ONLY,
+	  .cache = { .begin_error = -ERESTARTSYS },
+	  .expect = { .error = -ERESTARTSYS, .server_calls = NK_NONE,
+		      .bad = { 2 * PG, 1 } } },
+	{ .name = "begin_cache_enobufs", .size = SZ_64K, .op = NK_OP_WRITE,
+	  .pos = 2 * PG + 100, .len = 200, .folios = SMALL_ONLY,
+	  .cache = { .begin_error = -ENOBUFS },
+	  .expect = { .server_calls = 1, .calls = { { 2 * PG, PG } } } },
 	/* the read for the write grows to what expand_readahead asks */
 	{ .name = "expanded", .size = SZ_64K, .op = NK_OP_WRITE,
 	  .pos = 2 * PG + 100, .len = 200, .folios = SMALL_ONLY,
@@ -90,10 +122,48 @@ static const struct nk_scenario write_begin_scenarios[] = {
 	  .pos = 2 * PG + 100, .len = 200, .folios = SMALL_ONLY,
 	  .server = { .hold = 1 },
 	  .expect = { .server_calls = 1, .calls = { { 2 * PG, PG } } } },
+	/*
+	 * Into a folio that a failed readahead left in the page cache, not
+	 * uptodate, at a page past its first: the whole folio is read, and
+	 * the page at pos is the one written.
+	 */
+	{ .name = "into_failed_large_folio", .size = SZ_64K, .op = NK_OP_WRITE,
+	  .pos = SZ_16K + PG + 100, .len = 200,
+	  .folios = NK_ONLY(NK_FOLIOS_LARGE),
+	  .pre = { SZ_16K, SZ_16K }, .pre_failed = true,
+	  .expect = { .server_calls = 1, .calls = { { SZ_16K, SZ_16K } },
+		      .cwb_calls = 1 } },
+	{ .name = "into_failed_folio", .size = SZ_64K, .op = NK_OP_WRITE,
+	  .pos = SZ_16K + PG + 100, .len = 200, .folios = SMALL_ONLY,
+	  .pre = { SZ_16K + PG, PG }, .pre_failed = true,
+	  .expect = { .server_calls = 1, .calls = { { SZ_16K + PG, PG } },
+		      .cwb_calls = 1 } },
+	{ .name = "into_failed_large_folio_cache", .size = SZ_64K,
+	  .op = NK_OP_WRITE, .pos = SZ_16K + PG + 100, .len = 200,
+	  .folios = NK_ONLY(NK_FOLIOS_LARGE),
+	  .pre = { SZ_16K, SZ_16K }, .pre_failed = true,
+	  .cache = { .on = true, .cookie = true },
+	  .expect = { .server_calls = 1, .calls = { { SZ_16K, SZ_16K } },
+		      .cache_writes = 1, .writes = { { SZ_16K, SZ_16K } },
+		      .cached = { SZ_16K, SZ_16K }, .cwb_calls = 1 } },
+	{ .name = "into_failed_folio_cache", .size = SZ_64K, .op = NK_OP_WRITE,
+	  .pos = SZ_16K + PG + 100, .len = 200, .folios = SMALL_ONLY,
+	  .pre = { SZ_16K + PG, PG }, .pre_failed = true,
+	  .cache = { .on = true, .cookie = true },
+	  .expect = { .server_calls = 1, .calls = { { SZ_16K + PG, PG } },
+		      .cache_writes = 1, .writes = { { SZ_16K + PG, PG } },
+		      .cached = { SZ_16K + PG, PG }, .cwb_calls = 1 } },
 	{ .name = "read_error", .size = SZ_64K, .op = NK_OP_WRITE,
 	  .pos = 2 * PG + 100, .len = 200, .folios = SMALL_ONLY,
 	  .server = { .faults = { { 1, NK_FAULT_ERROR, -EIO } } },
 	  .expect = { .error = -EIO, .server_calls = 1, .bad = { 2 * PG, 1 } } },
+	{ .name = "no_progress_not_in_row", .size = SZ_64K, .op = NK_OP_WRITE,
+	  .pos = 2 * PG + 100, .len = 200, .folios = SMALL_ONLY,
+	  .server = { .faults = { { 1, NK_FAULT_ZERO }, { 2, NK_FAULT_SHORT, 1000 },
+				  { 3, NK_FAULT_ZERO } } },
+	  .expect = { .server_calls = 4,
+		      .calls = { { 2 * PG, PG, 0 }, { 2 * PG, PG, 0 },
+				 { 2 * PG, PG, 1000 }, { 2 * PG, PG, 1000 } } } },
 	{ .name = "short_read_retried", .size = SZ_64K, .op = NK_OP_WRITE,
 	  .pos = 2 * PG + 100, .len = 100, .folios = SMALL_ONLY,
 	  .server = { .step = 1000 },

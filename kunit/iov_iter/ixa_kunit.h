@@ -3,14 +3,14 @@
  * Helpers shared by the iov_iter KUnit suites: xarrays of folios laid out
  * the way the page cache lays out i_pages.
  */
-#ifndef _IOV_ITER_XA_KUNIT_H
-#define _IOV_ITER_XA_KUNIT_H
+#ifndef _IOV_ITER_IXA_KUNIT_H
+#define _IOV_ITER_IXA_KUNIT_H
 
 #include <linux/mm.h>
 #include <linux/xarray.h>
 
 /* Store @folio at @index, one multi-index entry for a large folio. */
-static inline int xa_kunit_store_folio(struct xarray *xa, pgoff_t index,
+static inline int ixa_store_folio(struct xarray *xa, pgoff_t index,
 				       struct folio *folio)
 {
 	XA_STATE_ORDER(xas, xa, index, folio_order(folio));
@@ -25,7 +25,7 @@ static inline int xa_kunit_store_folio(struct xarray *xa, pgoff_t index,
 }
 
 /* Drop the reference on every folio of @xa and empty it. */
-static inline void xa_kunit_put_folios(struct xarray *xa)
+static inline void ixa_put_folios(struct xarray *xa)
 {
 	struct folio *folio;
 	unsigned long index;
@@ -35,4 +35,4 @@ static inline void xa_kunit_put_folios(struct xarray *xa)
 	xa_destroy(xa);
 }
 
-#endif /* _IOV_ITER_XA_KUNIT_H */
+#endif /* _IOV_ITER_IXA_KUNIT_H */
