@@ -11,7 +11,7 @@
 
 /* Store @folio at @index, one multi-index entry for a large folio. */
 static inline int ixa_store_folio(struct xarray *xa, pgoff_t index,
-				       struct folio *folio)
+				  struct folio *folio)
 {
 	XA_STATE_ORDER(xas, xa, index, folio_order(folio));
 

@@ -42,7 +42,8 @@ static void run_to_op(struct kunit *test, ixa_op_t op, const char *what)
 
 		ixa_fill(fx, false);
 		ixa_iter(fx, &it, ITER_DEST, r);
-		if (!ixa_check_ret(fx, r, what, op(fx, &it, r->start, r->len + PAT_GUARD), r->len) ||
+		if (!ixa_check_ret(fx, r, what,
+				   op(fx, &it, r->start, r->len + PAT_GUARD), r->len) ||
 		    !ixa_check_state(fx, &it, r, r->len) || !ixa_verify(fx, r, true))
 			return;
 	}
@@ -61,7 +62,8 @@ static void run_from_op(struct kunit *test, ixa_op_t op, const char *what)
 		memset(fx->buf, 0, r->len + PAT_GUARD);
 		ixa_iter(fx, &it, ITER_SOURCE, r);
 		if (!ixa_check_ret(fx, r, what, op(fx, &it, 0, r->len + PAT_GUARD), r->len) ||
-		    !ixa_check_state(fx, &it, r, r->len) || !ixa_buf_verify(fx, r, r->start, r->len))
+		    !ixa_check_state(fx, &it, r, r->len) ||
+		    !ixa_buf_verify(fx, r, r->start, r->len))
 			return;
 		if (memchr_inv(fx->buf + r->len, 0, PAT_GUARD)) {
 			KUNIT_FAIL(test, "range [%zu, +%zu): %s wrote past the end",
@@ -204,7 +206,7 @@ void xarray_zero(struct kunit *test)
 		ixa_fill(fx, true);
 		ixa_iter(fx, &it, ITER_DEST, r);
 		if (!ixa_check_ret(fx, r, "iov_iter_zero",
-				  op_zero(fx, &it, 0, r->len + PAT_GUARD), r->len) ||
+				   op_zero(fx, &it, 0, r->len + PAT_GUARD), r->len) ||
 		    !ixa_check_state(fx, &it, r, r->len) || !ixa_verify(fx, r, false))
 			return;
 	}
@@ -265,7 +267,8 @@ void xarray_csum_and_copy_from_iter(struct kunit *test)
 		ixa_iter(fx, &it, ITER_SOURCE, r);
 		n = csum_and_copy_from_iter(fx->buf, r->len + PAT_GUARD, &sum, &it);
 		if (!ixa_check_ret(fx, r, "csum_and_copy_from_iter", n, r->len) ||
-		    !ixa_check_state(fx, &it, r, r->len) || !ixa_buf_verify(fx, r, r->start, r->len))
+		    !ixa_check_state(fx, &it, r, r->len) ||
+		    !ixa_buf_verify(fx, r, r->start, r->len))
 			return;
 		KUNIT_EXPECT_TRUE_MSG(test, csum_same(sum, want),
 				      "range [%zu, +%zu): checksum %#x, expected %#x",
@@ -321,14 +324,14 @@ void xarray_hole_copy(struct kunit *test)
 		ixa_fill(fx, false);
 		ixa_iter(fx, &it, ITER_DEST, r);
 		if (!ixa_check_ret(fx, r, "copy_to_iter",
-				  op_copy_to_iter(fx, &it, r->start, r->len), done.len) ||
+				   op_copy_to_iter(fx, &it, r->start, r->len), done.len) ||
 		    !ixa_check_state(fx, &it, r, done.len) || !ixa_verify(fx, &done, true))
 			return;
 
 		ixa_fill(fx, true);
 		ixa_iter(fx, &it, ITER_SOURCE, r);
 		if (!ixa_check_ret(fx, r, "copy_from_iter",
-				  op_copy_from_iter(fx, &it, 0, r->len), done.len) ||
+				   op_copy_from_iter(fx, &it, 0, r->len), done.len) ||
 		    !ixa_check_state(fx, &it, r, done.len) ||
 		    !ixa_buf_verify(fx, r, r->start, done.len))
 			return;
@@ -380,8 +383,8 @@ void xarray_hole_ops(struct kunit *test)
 			memset(fx->buf, 0, r->len);
 			ixa_iter(fx, &it, ops[o].dir, r);
 			if (!ixa_check_ret(fx, r, ops[o].what,
-					  ops[o].op(fx, &it, to ? r->start : 0, r->len),
-					  done.len) ||
+					   ops[o].op(fx, &it, to ? r->start : 0, r->len),
+					   done.len) ||
 			    !ixa_check_state(fx, &it, r, done.len))
 				return;
 			if (to && !ixa_verify(fx, &done, !ops[o].zero))

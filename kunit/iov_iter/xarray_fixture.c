@@ -134,7 +134,7 @@ static size_t first_diff(const u8 *a, const u8 *b, size_t len)
  * the first bad offset only.
  */
 bool ixa_verify(struct ixa_fixture *fx, const struct ixa_range *r,
-	       bool pattern_inside)
+		bool pattern_inside)
 {
 	static const u8 zeroes[PAGE_SIZE];
 	size_t off, chunk, end = r->start + r->len;
@@ -183,7 +183,7 @@ bool ixa_verify(struct ixa_fixture *fx, const struct ixa_range *r,
 
 /* Check @len bytes of fx->buf against the pattern from byte @off. */
 bool ixa_buf_verify(struct ixa_fixture *fx, const struct ixa_range *r,
-		   size_t off, size_t len)
+		    size_t off, size_t len)
 {
 	size_t bad;
 
@@ -201,7 +201,7 @@ bool ixa_buf_verify(struct ixa_fixture *fx, const struct ixa_range *r,
  * an ITER_BVEC with one segment per folio piece.
  */
 void ixa_iter(struct ixa_fixture *fx, struct iov_iter *it,
-	     unsigned int dir, const struct ixa_range *r)
+	      unsigned int dir, const struct ixa_range *r)
 {
 	size_t off = r->start, end = r->start + r->len;
 	unsigned int n = 0;
@@ -229,7 +229,7 @@ void ixa_iter(struct ixa_fixture *fx, struct iov_iter *it,
  * counts from the start of the range; ITER_BVEC only promises the count.
  */
 bool ixa_check_state(struct ixa_fixture *fx, const struct iov_iter *it,
-		    const struct ixa_range *r, size_t done)
+		     const struct ixa_range *r, size_t done)
 {
 	bool ok = iov_iter_count(it) == r->len - done;
 
@@ -245,7 +245,7 @@ bool ixa_check_state(struct ixa_fixture *fx, const struct iov_iter *it,
 }
 
 bool ixa_check_ret(struct ixa_fixture *fx, const struct ixa_range *r,
-		  const char *what, size_t got, size_t want)
+		   const char *what, size_t got, size_t want)
 {
 	if (got == want)
 		return true;

@@ -78,15 +78,15 @@ struct page *ixa_page(struct ixa_fixture *fx, size_t off);
 u8 *ixa_map(struct ixa_fixture *fx, size_t off, size_t *chunk);
 void ixa_fill(struct ixa_fixture *fx, bool pattern);
 bool ixa_verify(struct ixa_fixture *fx, const struct ixa_range *r,
-	       bool pattern_inside);
+		bool pattern_inside);
 bool ixa_buf_verify(struct ixa_fixture *fx, const struct ixa_range *r,
-		   size_t off, size_t len);
+		    size_t off, size_t len);
 void ixa_iter(struct ixa_fixture *fx, struct iov_iter *it, unsigned int dir,
-	     const struct ixa_range *r);
+	      const struct ixa_range *r);
 bool ixa_check_state(struct ixa_fixture *fx, const struct iov_iter *it,
-		    const struct ixa_range *r, size_t done);
+		     const struct ixa_range *r, size_t done);
 bool ixa_check_ret(struct ixa_fixture *fx, const struct ixa_range *r,
-		  const char *what, size_t got, size_t want);
+		   const char *what, size_t got, size_t want);
 int ixa_case_init(struct kunit *test);
 void ixa_case_exit(struct kunit *test);
 int ixa_suite_init(struct kunit_suite *suite);

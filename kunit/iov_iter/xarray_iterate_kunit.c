@@ -48,7 +48,7 @@ void xarray_advance(struct kunit *test)
 			}
 			n = copy_from_iter(fx->buf, r->len, &it);
 			if (!ixa_check_ret(fx, r, "copy_from_iter after advance", n,
-					  r->len - done) ||
+					   r->len - done) ||
 			    !ixa_check_state(fx, &it, r, r->len) ||
 			    !ixa_buf_verify(fx, r, r->start + done, n))
 				return;

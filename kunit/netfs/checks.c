@@ -229,20 +229,74 @@ bool nk_check_folios_released(struct nk_env *env, struct file *file,
 	return !w.reported;
 }
 
+static bool nk_extend_pre_left(struct folio *folio, void *arg)
+{
+	struct nk_range *r = arg;
+	loff_t start = folio_pos(folio), end = start + folio_size(folio);
+
+	if (folio_test_uptodate(folio))
+		return true;
+	if (r->len)
+		end = max(end, r->start + r->len);
+	r->start = r->len ? min(r->start, start) : start;
+	r->len = end - r->start;
+	return true;
+}
+
+/*
+ * After a failed pre: the span of the folios it left not uptodate (with
+ * the window's expansion, more than sc->pre says).
+ */
+void nk_note_pre_left(struct nk_env *env, struct file *file)
+{
+	env->pre_left = (struct nk_range){};
+	nk_walk_folios(file->f_mapping, 0, LLONG_MAX, nk_extend_pre_left,
+		       &env->pre_left);
+}
+
+/*
+ * May this folio be left not uptodate by a failed pre?  Only where the
+ * operation does not read it: readahead never reads a folio that is
+ * already in the page cache; kernel_read() reads every folio of its
+ * range below EOF, read_cache_folio() the one at pos, kernel_write()
+ * every one it writes to.
+ */
+static bool nk_pre_may_leave(struct nk_env *env, loff_t start, loff_t end)
+{
+	const struct nk_scenario *sc = env->sc;
+	struct nk_range op = { sc->pos, sc->len };
+
+	if (!nk_in_range(&env->pre_left, start, end))
+		return false;
+	switch (sc->op) {
+	case NK_OP_READ:
+		op.len = clamp_t(loff_t, sc->size - sc->pos, 0, sc->len);
+		break;
+	case NK_OP_CACHE_FOLIO:
+		op.len = 1;
+		break;
+	case NK_OP_WRITE:
+		break;
+	default:
+		return true;
+	}
+	return !nk_in_range(&op, start, end);
+}
+
 /*
  * One folio of the page cache: not locked or PG_fscache, only the page
  * cache's and the walk's references, uptodate unless it overlaps the
- * expected bad range (either, if the scenario may_fail), and the file's
- * content when uptodate.
+ * expected bad range (either, if the scenario may_fail, or where a
+ * failed pre left it), and the file's content when uptodate.
  */
 static bool nk_check_folio(struct folio *folio, void *arg)
 {
 	struct nk_page_cache_walk *w = arg;
 	struct nk_env *env = w->env;
 	loff_t start = folio_pos(folio);
-	bool want = !nk_in_range(&env->sc->expect.bad, start,
-				 start + folio_size(folio));
-	bool any = env->sc->expect.may_fail;
+	loff_t end = start + folio_size(folio);
+	bool want = !nk_in_range(&env->sc->expect.bad, start, end);
+	bool any = env->sc->expect.may_fail || nk_pre_may_leave(env, start, end);
 	unsigned int before = w->reported;
 	size_t off;
 
@@ -347,7 +401,8 @@ static void nk_check_read_holes(struct nk_env *env)
 				want = NETFS_READ_HOLE_CLEAR;
 		}
 		if (c->read_hole != want) {
-			nk_fail(env, "cache read {%lld, %zu} asked for NETFS_READ_HOLE_%s, expected %s",
+			nk_fail(env,
+				"cache read {%lld, %zu}: NETFS_READ_HOLE_%s, expected %s",
 				c->start, c->len,
 				c->read_hole <= NETFS_READ_HOLE_FAIL ?
 				nk_hole_names[c->read_hole] : "?",

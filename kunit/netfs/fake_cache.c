@@ -109,14 +109,15 @@ static ssize_t nk_store_read(struct nk_inode *ni, loff_t pos, size_t count,
 		u8 *page = xa_load(&ni->store, p >> PAGE_SHIFT);
 		size_t copied;
 
-		if (page && !xa_is_value(page))
+		if (page && !xa_is_value(page)) {
 			copied = copy_to_iter(page + off, run, iter);
-		else if (read_hole == NETFS_READ_HOLE_CLEAR)
+		} else if (read_hole == NETFS_READ_HOLE_CLEAR) {
 			copied = iov_iter_zero(run, iter);
-		else if (!page || (read_hole == NETFS_READ_HOLE_FAIL && !done))
-			return -ENODATA;
-		else
+		} else {
+			if (!page || (read_hole == NETFS_READ_HOLE_FAIL && !done))
+				return -ENODATA;
 			break;
+		}
 		if (copied != run)
 			return -ENODATA;
 		done += run;

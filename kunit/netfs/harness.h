@@ -115,6 +115,7 @@ struct nk_env {
 	struct nk_counts n;
 	unsigned int leftover;		/* folios ->readahead did not take */
 	struct nk_range folio_range;	/* the folio NK_OP_READ_FOLIO made */
+	struct nk_range pre_left;	/* the span a failed pre left not uptodate */
 	bool have_stats;		/* netfs_stats_show() gives rr= and sr= */
 	int stat_rreq, stat_sreq;	/* their values before the scenario */
 	struct nk_io *held;		/* the issue_read server.hold keeps back */
@@ -209,6 +210,7 @@ __printf(2, 3) void nk_fail(struct nk_env *env, const char *fmt, ...);
 void nk_walk_folios(struct address_space *mapping, loff_t start, loff_t end,
 		    bool (*fn)(struct folio *folio, void *arg), void *arg);
 void nk_check_all(struct nk_env *env, u8 *scratch);
+void nk_note_pre_left(struct nk_env *env, struct file *file);
 bool nk_check_folios_released(struct nk_env *env, struct file *file,
 			      const char *when);
 void nk_check_progress(struct nk_env *env, struct file *file, loff_t pos,

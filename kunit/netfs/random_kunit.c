@@ -328,7 +328,8 @@ static void nk_draw_cache(struct nk_rng *r, struct nk_scenario *sc)
 	n = 1 + nk_below(r, 3);
 	p = cs->held[0].start + round_down(nk_below(r, cs->held[0].len),
 					   PAGE_SIZE);
-	if (nk_pct(r, 15) && cs->held[0].len)
+	/* F1: a hole makes the first cache read short */
+	if (nk_pct(r, 15) && cs->held[0].len && !nk_avoid("F1"))
 		cs->hole = (struct nk_range){
 			p, min_t(loff_t, n * PAGE_SIZE,
 				 cs->held[0].start + cs->held[0].len - p) };
@@ -383,6 +384,10 @@ static void nk_draw(struct nk_scenario *sc, char *name, u64 seed,
 	if (sc->size && sc->op != NK_OP_READ_FOLIO && nk_pct(&r, 12)) {
 		sc->pre.start = round_down(nk_below(&r, sc->size), PAGE_SIZE);
 		sc->pre.len = round_up(1 + nk_below(&r, SZ_64K), PAGE_SIZE);
+		/* F12: write_begin into a large folio a failed read left */
+		sc->pre_failed = nk_pct(&r, 30) &&
+				 !(nk_avoid("F12") && sc->op == NK_OP_WRITE &&
+				   sc->folios == NK_ONLY(NK_FOLIOS_LARGE));
 	}
 	nk_draw_server(&r, sc);
 	nk_draw_cache(&r, sc);
@@ -476,7 +481,8 @@ static void nk_print(struct kunit *test, const struct nk_scenario *sc)
 	       sc->folios == NK_ONLY(NK_FOLIOS_LARGE) ? "NK_FOLIOS_LARGE" :
 	       "NK_FOLIOS_SMALL");
 	if (sc->pre.len)
-		nk_add(&l, " .pre = { %lld, %lld },", sc->pre.start, sc->pre.len);
+		nk_add(&l, " .pre = { %lld, %lld },%s", sc->pre.start, sc->pre.len,
+		       sc->pre_failed ? " .pre_failed = true," : "");
 	nk_put(test, &l);
 	nk_add(&l, "\t\t.server = { ");
 	NK_FIELD(&l, "rsize", "%zu", ss->rsize);

@@ -427,6 +427,8 @@ void nk_run(struct kunit *test, const struct nk_scenario *sc,
 		env->in_pre = false;
 		if (!i)
 			goto out;
+		if (sc->pre_failed)
+			nk_note_pre_left(env, file);
 	}
 	if (sc->twice) {
 		if (!nk_run_op(env, file, sc->op, sc->pos, sc->len, folios) ||
