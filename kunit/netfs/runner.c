@@ -435,6 +435,7 @@ void nk_run(struct kunit *test, const struct nk_scenario *sc,
 		    !nk_check_folios_released(env, file, " after the first run"))
 			goto out;
 		truncate_inode_pages(file->f_mapping, 0);
+		env->pre_left = (struct nk_range){};	/* pre's folios are gone */
 	}
 	nk_reset_records(env);
 
