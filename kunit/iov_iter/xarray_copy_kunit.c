@@ -162,37 +162,21 @@ static size_t op_copy_page_from_iter_atomic(struct ixa_fixture *fx, struct iov_i
 	return page_from_iter(fx, it, len, true);
 }
 
+/* A case of one copy operation over every range, run by run_to_op or run_from_op */
+#define IXA_COPY_CASE(name, run)					\
+	void xarray_##name(struct kunit *test)				\
+	{								\
+		run(test, op_##name, #name);				\
+	}
+
 /* copy_to_iter() fills exactly the iterator's range; asking for more is clamped. */
-void xarray_copy_to_iter(struct kunit *test)
-{
-	run_to_op(test, op_copy_to_iter, "copy_to_iter");
-}
-
-void xarray_copy_page_to_iter(struct kunit *test)
-{
-	run_to_op(test, op_copy_page_to_iter, "copy_page_to_iter");
-}
-
+IXA_COPY_CASE(copy_to_iter, run_to_op);
+IXA_COPY_CASE(copy_page_to_iter, run_to_op);
 /* copy_from_iter() reads exactly the iterator's range. */
-void xarray_copy_from_iter(struct kunit *test)
-{
-	run_from_op(test, op_copy_from_iter, "copy_from_iter");
-}
-
-void xarray_copy_from_iter_nocache(struct kunit *test)
-{
-	run_from_op(test, op_copy_from_iter_nocache, "_copy_from_iter_nocache");
-}
-
-void xarray_copy_page_from_iter(struct kunit *test)
-{
-	run_from_op(test, op_copy_page_from_iter, "copy_page_from_iter");
-}
-
-void xarray_copy_page_from_iter_atomic(struct kunit *test)
-{
-	run_from_op(test, op_copy_page_from_iter_atomic, "copy_page_from_iter_atomic");
-}
+IXA_COPY_CASE(copy_from_iter, run_from_op);
+IXA_COPY_CASE(copy_from_iter_nocache, run_from_op);
+IXA_COPY_CASE(copy_page_from_iter, run_from_op);
+IXA_COPY_CASE(copy_page_from_iter_atomic, run_from_op);
 
 /* iov_iter_zero() clears exactly the iterator's range. */
 void xarray_zero(struct kunit *test)

@@ -22,10 +22,14 @@
 #include "xarray_fixture.h"
 
 /*
- * iov_iter_advance() in steps of each size, then copying the rest, gives the
- * tail of the range.
+ * Step through each range by each step size: forward from the start with
+ * iov_iter_advance(), up to half the range, or back from the end with
+ * iov_iter_revert() after copying all of it.  The iterator's state follows
+ * each step, and copying the rest yields exactly the bytes after the
+ * position reached.  (Reverting past the start of an ITER_XARRAY is a BUG()
+ * in 6.1 and is not exercised.)
  */
-void xarray_advance(struct kunit *test)
+static void ixa_step_through(struct kunit *test, bool back)
 {
 	struct ixa_fixture *fx = test->priv;
 	const struct ixa_range *r;
@@ -34,26 +38,47 @@ void xarray_advance(struct kunit *test)
 	ixa_fill(fx, true);
 	for (r = ixa_ranges; r < IXA_RANGES_END; r++) {
 		for (s = 0; s < ixa_nr_steps; s++) {
-			size_t step = ixa_steps[s], done = 0, n;
+			size_t step = ixa_steps[s], pos = back ? r->len : 0, n;
 			struct iov_iter it;
 			unsigned int k;
 
 			ixa_iter(fx, &it, ITER_SOURCE, r);
-			/* at most 64 steps, leaving at least half the range */
-			for (k = 0; k < 64 && done + step <= r->len / 2; k++) {
-				iov_iter_advance(&it, step);
-				done += step;
-				if (!ixa_check_state(fx, &it, r, done))
+			if (back) {
+				n = copy_from_iter(fx->buf, r->len, &it);
+				if (!ixa_check_ret(fx, r, "copy_from_iter", n, r->len))
+					return;
+			}
+			/* at most 64 steps */
+			for (k = 0; k < 64; k++) {
+				if (back ? step > pos : pos + step > r->len / 2)
+					break;
+				if (back)
+					iov_iter_revert(&it, step);
+				else
+					iov_iter_advance(&it, step);
+				pos = back ? pos - step : pos + step;
+				if (!ixa_check_state(fx, &it, r, pos))
 					return;
 			}
 			n = copy_from_iter(fx->buf, r->len, &it);
-			if (!ixa_check_ret(fx, r, "copy_from_iter after advance", n,
-					   r->len - done) ||
+			if (!ixa_check_ret(fx, r, back ? "copy_from_iter after revert" :
+					   "copy_from_iter after advance", n,
+					   r->len - pos) ||
 			    !ixa_check_state(fx, &it, r, r->len) ||
-			    !ixa_buf_verify(fx, r, r->start + done, n))
+			    !ixa_buf_verify(fx, r, r->start + pos, n))
 				return;
 		}
 	}
+}
+
+void xarray_advance(struct kunit *test)
+{
+	ixa_step_through(test, false);
+}
+
+void xarray_revert(struct kunit *test)
+{
+	ixa_step_through(test, true);
 }
 
 /* Advancing past the end stops at the end. */
@@ -70,42 +95,6 @@ void xarray_advance_past_end(struct kunit *test)
 		if (!ixa_check_state(fx, &it, r, r->len))
 			return;
 		KUNIT_EXPECT_EQ(test, copy_from_iter(fx->buf, 1, &it), 0);
-	}
-}
-
-/*
- * iov_iter_revert() after a copy steps back: the iterator's state follows,
- * and copying again yields the reverted bytes.  (Reverting past the start of
- * an ITER_XARRAY is a BUG() in 6.1 and is not exercised.)
- */
-void xarray_revert(struct kunit *test)
-{
-	struct ixa_fixture *fx = test->priv;
-	const struct ixa_range *r;
-	unsigned int s;
-
-	ixa_fill(fx, true);
-	for (r = ixa_ranges; r < IXA_RANGES_END; r++) {
-		for (s = 0; s < ixa_nr_steps; s++) {
-			size_t step = ixa_steps[s], back = 0, n;
-			struct iov_iter it;
-			unsigned int k;
-
-			ixa_iter(fx, &it, ITER_SOURCE, r);
-			n = copy_from_iter(fx->buf, r->len, &it);
-			if (!ixa_check_ret(fx, r, "copy_from_iter", n, r->len))
-				return;
-			for (k = 0; k < 64 && back + step <= r->len; k++) {
-				iov_iter_revert(&it, step);
-				back += step;
-				if (!ixa_check_state(fx, &it, r, r->len - back))
-					return;
-			}
-			n = copy_from_iter(fx->buf, r->len, &it);
-			if (!ixa_check_ret(fx, r, "copy_from_iter after revert", n, back) ||
-			    !ixa_buf_verify(fx, r, r->start + r->len - back, n))
-				return;
-		}
 	}
 }
 
