@@ -37,7 +37,7 @@ struct nk_nomem_class {
 	enum nk_folios folios;
 };
 
-#define NK_NOMEM(...)	.expect = { .may_fail = true }, __VA_ARGS__
+#define NK_NOMEM(...)	.expect = { NK_ANY_CALLS, .may_fail = true }, __VA_ARGS__
 
 static const struct nk_nomem_class nk_nomem_classes[] = {
 	{ { NK_NOMEM(.name = "readahead", .size = SZ_256K,
@@ -50,7 +50,7 @@ static const struct nk_nomem_class nk_nomem_classes[] = {
 	{ { NK_NOMEM(.name = "readahead_from_cache", .size = SZ_256K,
 		     .op = NK_OP_READAHEAD, .len = SZ_64K,
 		     .server = { .rsize = SZ_16K },
-		     .cache = { .on = true, .held = { { 0, SZ_32K } } }) } },
+		     .cache = { .on = true, .held = { NK_RANGE(0, SZ_32K) } }) } },
 	{ { NK_NOMEM(.name = "readahead_expanded", .size = SZ_256K,
 		     .op = NK_OP_READAHEAD, .pos = SZ_16K, .len = SZ_16K,
 		     .server = { .expand = SZ_64K,
@@ -70,7 +70,7 @@ static const struct nk_nomem_class nk_nomem_classes[] = {
 	{ { NK_NOMEM(.name = "write_begin", .size = SZ_64K, .op = NK_OP_WRITE,
 		     .pos = 5000, .len = 3000,
 		     .cache = { .on = true, .cookie = true,
-				.held = { { 0, SZ_4K } } }) } },
+				.held = { NK_RANGE(0, SZ_4K) } }) } },
 };
 
 /*
@@ -195,16 +195,14 @@ static bool nk_nomem_run(struct kunit *test, const struct nk_nomem_class *c,
 	if (!env)
 		return false;
 	file = nk_new_file(env, sc->size);
-	if (IS_ERR(file)) {
-		KUNIT_FAIL(test, "cannot make the file: %ld", PTR_ERR(file));
+	if (IS_ERR(file))
 		goto out;
-	}
 	ni = NK_I(file_inode(file));
 	nk_check(env, !nk_cache_setup(ni, &sc->cache), "cannot fill the cache");
 
 	job = nk_job_new(env, file, sc->op, sc->pos, sc->len);
 	if (!job) {
-		KUNIT_FAIL(test, "no memory for the job");
+		nk_fail(env, "no memory for the job");
 		goto out;
 	}
 	job->fail_nth = nth;
@@ -225,7 +223,7 @@ static bool nk_nomem_run(struct kunit *test, const struct nk_nomem_class *c,
 	/* A plain read afterwards returns the whole file. */
 	job = nk_job_new(env, file, NK_OP_READ, 0, i_size_read(file_inode(file)));
 	if (!job) {
-		KUNIT_FAIL(test, "no memory for the job");
+		nk_fail(env, "no memory for the job");
 		goto out;
 	}
 	if (!nk_run_jobs(env, &job, 1))
@@ -243,26 +241,21 @@ out:
 	return injected;
 }
 
-static const void *nk_nomem_params(const void *prev, char *desc)
+static void nk_nomem_desc(const struct nk_nomem_class *c, char *desc)
 {
-	unsigned long n = (unsigned long)prev;	/* the previous one + 1 */
-
-	if (n >= ARRAY_SIZE(nk_nomem_classes))
-		return NULL;
-	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s",
-		 nk_nomem_classes[n].sc.name);
-	return (const void *)(n + 1);
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s", c->sc.name);
 }
+
+KUNIT_ARRAY_PARAM(nk_nomem, nk_nomem_classes, nk_nomem_desc);
 
 /*
  * One class: allocation 1, 2, ... failing, until none is left to fail.
- * Each run's failure is counted on its own, as netfs_random does; a run
+ * Each run's failure is counted on its own (nk_failures()); a run
  * that leaves the environment broken ends the class.
  */
 static void alloc_failure_run(struct kunit *test)
 {
-	const struct nk_nomem_class *c =
-		&nk_nomem_classes[(unsigned long)test->param_value - 1];
+	const struct nk_nomem_class *c = test->param_value;
 	u8 *scratch = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
 	unsigned int nth, runs = 0, failed = 0, first = 0;
 	bool broken = false, injected = true;
@@ -272,10 +265,11 @@ static void alloc_failure_run(struct kunit *test)
 			   "needs FAILSLAB, FAIL_PAGE_ALLOC and FAULT_INJECTION_DEBUG_FS");
 	KUNIT_ASSERT_NOT_NULL(test, scratch);
 	for (nth = 1; nth <= NK_MAX_NTH && injected && !broken; nth++) {
-		WRITE_ONCE(test->status, KUNIT_SUCCESS);
+		unsigned int before = nk_failures();
+
 		injected = nk_nomem_run(test, c, nth, scratch, &broken);
 		runs++;
-		if (READ_ONCE(test->status) == KUNIT_FAILURE && !failed++)
+		if (nk_failures() != before && !failed++)
 			first = nth;
 	}
 	kunit_info(test, "%s: %u runs, allocations 1-%u failed in turn\n",
@@ -290,7 +284,7 @@ static void alloc_failure_run(struct kunit *test)
 }
 
 static struct kunit_case netfs_alloc_failure_cases[] = {
-	KUNIT_CASE_PARAM(alloc_failure_run, nk_nomem_params),
+	KUNIT_CASE_PARAM(alloc_failure_run, nk_nomem_gen_params),
 	{}
 };
 

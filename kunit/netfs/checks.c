@@ -12,111 +12,25 @@
  */
 
 #include <kunit/test.h>
-#include <linux/cpu.h>
 #include <linux/highmem.h>
 #include <linux/pagemap.h>
-#include <linux/pagevec.h>
 #include <linux/slab.h>
 
 #include "harness.h"
 
-/**
- * nk_fail - fail the case with a message
- * @env: the environment
- * @fmt: printf format of the message
- *
- * Does nothing once the case has ended (an environment left behind).
- */
-void nk_fail(struct nk_env *env, const char *fmt, ...)
-{
-	char msg[160];
-	va_list args;
-
-	if (!env->test)
-		return;
-	va_start(args, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, args);
-	va_end(args);
-	KUNIT_FAIL(env->test, "%s", msg);
-}
-
-/**
+/*
  * nk_check_count - check a call count against an expectation
  * @env: the environment
  * @what: what was counted, for the message
  * @got: the count
- * @want: 0: not checked; NK_NONE: exactly zero; else exactly this many
+ * @want: exactly this many, or NK_ANY: not checked
  */
-void nk_check_count(struct nk_env *env, const char *what, unsigned int got,
-		    int want)
+static void nk_check_count(struct nk_env *env, const char *what,
+			   unsigned int got, int want)
 {
-	if (want)
-		nk_check(env, got == max(want, 0), "%u %s, expected %d", got,
-			 what, max(want, 0));
-}
-
-/**
- * nk_walk_folios - call fn on every folio of mapping that overlaps a range
- * @mapping: the page cache
- * @start: the range's first byte
- * @end: the byte after it
- * @fn: called with a reference held; returns false to stop the walk
- * @arg: its argument
- *
- * Usable in any context the fakes run in, softirq included: the references
- * are dropped one by one, not with a batch release (which drains the LRU).
- */
-void nk_walk_folios(struct address_space *mapping, loff_t start, loff_t end,
-		    bool (*fn)(struct folio *folio, void *arg), void *arg)
-{
-	pgoff_t index = start >> PAGE_SHIFT;
-	struct folio_batch fbatch;
-	bool more = end > start;
-	unsigned int i;
-
-	folio_batch_init(&fbatch);
-	while (more && filemap_get_folios(mapping, &index, (end - 1) >> PAGE_SHIFT,
-					  &fbatch)) {
-		for (i = 0; i < folio_batch_count(&fbatch); i++) {
-			if (more)
-				more = fn(fbatch.folios[i], arg);
-			folio_put(fbatch.folios[i]);
-		}
-		folio_batch_init(&fbatch);
-	}
-}
-
-/*
- * Folios just added to the page cache sit in per-CPU LRU batches, each of
- * which holds a reference, until that CPU drains them.  The reference count
- * check needs them drained on every CPU, and lru_add_drain_all() is not
- * exported: run a work item on each online CPU that releases a one-folio
- * batch, since releasing a batch drains the local CPU's LRU batches first.
- */
-static void nk_drain_lru_fn(struct work_struct *work)
-{
-	struct folio_batch fbatch;
-
-	folio_batch_init(&fbatch);
-	folio_batch_add(&fbatch, folio_alloc(GFP_KERNEL | __GFP_NOFAIL, 0));
-	folio_batch_release(&fbatch);
-}
-
-static void nk_drain_lru(void)
-{
-	struct work_struct *works;
-	int cpu;
-
-	works = kcalloc(nr_cpu_ids, sizeof(*works), GFP_KERNEL | __GFP_NOFAIL);
-	cpus_read_lock();
-	for_each_online_cpu(cpu) {
-		INIT_WORK(&works[cpu], nk_drain_lru_fn);
-		queue_work_on(cpu, system_wq, &works[cpu]);
-	}
-	for_each_online_cpu(cpu)
-		flush_work(&works[cpu]);
-	cpus_read_unlock();
-	kfree(works);
+	if (want != NK_ANY)
+		nk_check(env, got == want, "%u %s, expected %d", got, what,
+			 want);
 }
 
 static void nk_check_bookkeeping(struct nk_env *env)
@@ -171,11 +85,6 @@ static void nk_check_bookkeeping(struct nk_env *env)
 		 "more than %d calls: a retry loop does not end", NK_CALL_LIMIT);
 }
 
-static bool nk_in_range(const struct nk_range *r, loff_t start, loff_t end)
-{
-	return r->len && start < r->start + r->len && end > r->start;
-}
-
 struct nk_page_cache_walk {
 	struct nk_env *env;
 	struct nk_inode *ni;
@@ -227,31 +136,6 @@ bool nk_check_folios_released(struct nk_env *env, struct file *file,
 
 	nk_walk_folios(file->f_mapping, 0, LLONG_MAX, nk_check_released, &w);
 	return !w.reported;
-}
-
-static bool nk_extend_pre_left(struct folio *folio, void *arg)
-{
-	struct nk_range *r = arg;
-	loff_t start = folio_pos(folio), end = start + folio_size(folio);
-
-	if (folio_test_uptodate(folio))
-		return true;
-	if (r->len)
-		end = max(end, r->start + r->len);
-	r->start = r->len ? min(r->start, start) : start;
-	r->len = end - r->start;
-	return true;
-}
-
-/*
- * After a failed pre: the span of the folios it left not uptodate (with
- * the window's expansion, more than sc->pre says).
- */
-void nk_note_pre_left(struct nk_env *env, struct file *file)
-{
-	env->pre_left = (struct nk_range){};
-	nk_walk_folios(file->f_mapping, 0, LLONG_MAX, nk_extend_pre_left,
-		       &env->pre_left);
 }
 
 /*

@@ -8,7 +8,7 @@
  * reports as held but holds as a hole (nk_cache.hole).  struct nk_cache scripts it: what it holds
  * before the scenario, its granule, whether it is stale, whether it asks
  * for copies, and faults in its reads.  Its I/O completes through
- * nk_complete_cache_io(), in the scenario's context like the server's; a
+ * nk_complete() (io.c), in the scenario's context like the server's; a
  * write takes its data when it completes.  The store is locked against
  * softirqs (XA_FLAGS_LOCK_BH, xa_store_bh()): writes complete there.
  *
@@ -125,6 +125,68 @@ static ssize_t nk_store_read(struct nk_inode *ni, loff_t pos, size_t count,
 	return done;
 }
 
+/* Folios being copied to the cache must carry PG_fscache until it ends. */
+static bool nk_count_unmarked(struct folio *folio, void *arg)
+{
+	struct nk_env *env = arg;
+
+	if (!folio_test_fscache(folio))
+		atomic_inc(&env->n.unmarked);
+	return true;
+}
+
+/*
+ * A cache write completing: copy its data into the store.  The folios
+ * must still carry PG_fscache (counted as at issue): the helper may end
+ * it only when the write has completed.
+ *
+ * Return: the bytes written, or -ENOBUFS if the store could not take them.
+ */
+static ssize_t nk_cache_take(struct nk_inode *ni, loff_t pos,
+			     struct iov_iter *iter)
+{
+	size_t count = iov_iter_count(iter);
+
+	nk_walk_folios(ni->netfs.inode.i_mapping, pos, pos + count,
+		       nk_count_unmarked, ni->env);
+	return nk_store_write(ni, pos, count, iter) < count ? -ENOBUFS : count;
+}
+
+static void nk_cache_io_complete(struct nk_io *io, bool was_async)
+{
+	if (io->store && io->result >= 0)
+		io->result = nk_cache_take(io->store, io->pos, &io->iter);
+	io->term(io->term_priv, io->result, was_async);
+}
+
+/*
+ * Complete a cache read or write with result (bytes or an error); a write
+ * (store not NULL) copies iter into the store at pos.  A write takes its
+ * data from the page cache when it completes, as a real cache's
+ * asynchronous write does, not when it is issued: a folio that the helper
+ * let go before then (no PG_fscache wait) is copied as it is by then.  The
+ * iterator is copied; the pages it names stay in the page cache while they
+ * carry PG_fscache.
+ */
+static int nk_complete_cache_io(struct nk_env *env, unsigned int call,
+				netfs_io_terminated_t term, void *priv,
+				ssize_t result, struct nk_inode *store,
+				loff_t pos, const struct iov_iter *iter)
+{
+	struct nk_io how = {
+		.complete = nk_cache_io_complete,
+		.result = result,
+		.term = term,
+		.term_priv = priv,
+		.store = store,
+		.pos = pos,
+	};
+
+	if (iter)
+		how.iter = *iter;
+	return nk_complete(env, call, &how);
+}
+
 static int nk_cache_read(struct netfs_cache_resources *cres, loff_t start_pos,
 			 struct iov_iter *iter,
 			 enum netfs_read_from_hole read_hole,
@@ -161,16 +223,6 @@ static int nk_cache_read(struct netfs_cache_resources *cres, loff_t start_pos,
 				    NULL, 0, NULL);
 }
 
-/* Folios being copied to the cache must carry PG_fscache until it ends. */
-static bool nk_count_unmarked(struct folio *folio, void *arg)
-{
-	struct nk_env *env = arg;
-
-	if (!folio_test_fscache(folio))
-		atomic_inc(&env->n.unmarked);
-	return true;
-}
-
 static int nk_cache_write(struct netfs_cache_resources *cres, loff_t start_pos,
 			  struct iov_iter *iter, netfs_io_terminated_t term_func,
 			  void *term_func_priv)
@@ -190,26 +242,6 @@ static int nk_cache_write(struct netfs_cache_resources *cres, loff_t start_pos,
 					    env->sc->cache.write_error, NULL, 0, NULL);
 	return nk_complete_cache_io(env, call, term_func, term_func_priv, 0,
 				    ni, start_pos, iter);
-}
-
-/**
- * nk_cache_take - a cache write completing: copy its data into the store
- * @ni: the inode
- * @pos: the file position written
- * @iter: the data
- *
- * The folios must still carry PG_fscache (counted as at issue): the
- * helper may end it only when the write has completed.
- *
- * Return: the bytes written, or -ENOBUFS if the store could not take them.
- */
-ssize_t nk_cache_take(struct nk_inode *ni, loff_t pos, struct iov_iter *iter)
-{
-	size_t count = iov_iter_count(iter);
-
-	nk_walk_folios(ni->netfs.inode.i_mapping, pos, pos + count,
-		       nk_count_unmarked, ni->env);
-	return nk_store_write(ni, pos, count, iter) < count ? -ENOBUFS : count;
 }
 
 static void nk_cache_expand_readahead(struct netfs_cache_resources *cres,

@@ -2,287 +2,21 @@
 /*
  * netfs KUnit harness: the fake server.
  *
- * It owns the netfs_request_ops of the test inodes, the record of every
- * call the fakes receive (server and cache), and the completion of their
- * I/O in the scenario's context: inline, from a workqueue or from a timer
- * (softirq), each call delayed by a different number of jiffies than its
- * neighbours so that asynchronous completions arrive out of order; or,
- * with server.mix, each call in a context and after a delay of its own.
+ * It owns the netfs_request_ops of the test inodes.  Every call is
+ * recorded, and its I/O completed, by io.c, in the scenario's context.
  *
  * The server's file is the pattern below nk_inode.content; struct
  * nk_server scripts what it does on top (rsize, short reads, faults,
  * a change of size, expansion, init_request and check_write_begin results,
- * and a call held back until the case releases it).
+ * and a call held back until the case releases it).  Past NK_CALL_LIMIT
+ * calls it fails every read, so that a retry loop that never ends, ends.
  */
 
-#include <linux/hash.h>
 #include <linux/pagemap.h>
 #include <linux/slab.h>
-#include <linux/timer.h>
 #include <linux/uio.h>
 
 #include "harness.h"
-
-/**
- * nk_record - record one call a fake received
- * @env: the environment
- * @op: which call
- * @rreq: debug_id of its request (0: not known)
- * @start: its file position
- * @len: its length
- * @done: for issue_read, subreq->transferred
- * @read_hole: for a cache read, what it was asked to do with holes
- *
- * Return: the number of this call among calls of its kind, from 1.
- */
-unsigned int nk_record(struct nk_env *env, enum nk_call_op op, unsigned int rreq,
-		       loff_t start, size_t len, size_t done,
-		       enum netfs_read_from_hole read_hole)
-{
-	unsigned long flags;
-	unsigned int n;
-
-	spin_lock_irqsave(&env->lock, flags);
-	switch (op) {
-	case NK_CALL_ISSUE:
-		n = ++env->n.issue;
-		break;
-	case NK_CALL_CACHE_READ:
-		n = ++env->n.cread;
-		break;
-	default:
-		n = ++env->n.cwrite;
-		break;
-	}
-	if (env->nr_calls < NK_MAX_CALLS) {
-		struct nk_call *c = &env->calls[env->nr_calls++];
-
-		c->op = op;
-		c->rreq = rreq;
-		c->start = start;
-		c->len = len;
-		c->done = done;
-		c->read_hole = read_hole;
-	}
-	if (n > NK_CALL_LIMIT && !env->bench && !env->unlimited)
-		env->overflow = true;
-	spin_unlock_irqrestore(&env->lock, flags);
-	return n;
-}
-
-/* The scripted fault for the n-th call of a kind, if any */
-const struct nk_fault *nk_find_fault(const struct nk_fault *faults,
-				     unsigned int n)
-{
-	int i;
-
-	for (i = 0; i < NK_MAX_FAULTS; i++)
-		if (faults[i].kind != NK_FAULT_NONE && faults[i].call == n)
-			return &faults[i];
-	return NULL;
-}
-
-/* ---- deferred completions ---- */
-
-struct nk_io {
-	struct delayed_work dwork;
-	struct timer_list timer;
-	struct nk_env *env;
-	void (*complete)(struct nk_io *io, bool was_async);
-	ssize_t result;
-	struct netfs_io_subrequest *subreq;	/* server read */
-	loff_t pos;				/* server read or cache write */
-	netfs_io_terminated_t term;		/* cache read or write */
-	void *term_priv;
-	struct nk_inode *store;			/* cache write: copy iter at pos */
-	struct iov_iter iter;
-	bool held;				/* server.hold kept it back */
-	size_t over;				/* reported beyond result */
-};
-
-static void nk_io_work(struct work_struct *work)
-{
-	struct nk_io *io = container_of(to_delayed_work(work), struct nk_io, dwork);
-	struct nk_env *env = io->env;
-
-	io->complete(io, false);
-	kfree(io);
-	atomic_dec(&env->n.inflight);
-}
-
-static void nk_io_timer(struct timer_list *t)
-{
-	struct nk_io *io = from_timer(io, t, timer);
-	struct nk_env *env = io->env;
-
-	io->complete(io, true);
-	kfree(io);
-	atomic_dec(&env->n.inflight);
-}
-
-/* Complete io in context ctx, after delay jiffies if deferred. */
-static void nk_dispatch(struct nk_env *env, struct nk_io *io, enum nk_ctx ctx,
-			unsigned long delay)
-{
-	switch (ctx) {
-	case NK_CTX_INLINE:
-		io->complete(io, false);
-		kfree(io);
-		break;
-	case NK_CTX_WORKQUEUE:
-		atomic_inc(&env->n.inflight);
-		INIT_DELAYED_WORK(&io->dwork, nk_io_work);
-		queue_delayed_work(env->wq, &io->dwork, delay);
-		break;
-	default:
-		atomic_inc(&env->n.inflight);
-		timer_setup(&io->timer, nk_io_timer, 0);
-		mod_timer(&io->timer, jiffies + 1 + delay);
-		break;
-	}
-}
-
-/*
- * Complete the n-th call of a kind as *how describes, in the scenario's
- * context; the issue_read that server.hold names is kept back until
- * nk_release_held().  If there is no memory for that, it fails with
- * -ENOMEM at once, as a real transport's submission would.
- */
-static int nk_complete(struct nk_env *env, unsigned int n,
-		       const struct nk_io *how)
-{
-	struct nk_io *io = kmemdup(how, sizeof(*how), GFP_NOFS);
-
-	if (!io) {
-		struct nk_io failed = *how;
-
-		failed.result = -ENOMEM;
-		failed.complete(&failed, false);
-		return -ENOMEM;
-	}
-	io->env = env;
-	if (io->subreq && n == env->sc->server.hold) {
-		io->held = true;
-		atomic_inc(&env->n.inflight);
-		env->held_range.start = io->subreq->start;
-		env->held_range.len = io->subreq->len;
-		/* held_range before held: see nk_check_progress() */
-		smp_store_release(&env->held, io);
-		/* held before release_ms: see nk_release_held_later() */
-		smp_mb();
-		if (READ_ONCE(env->release_ms))
-			schedule_delayed_work(&env->release_work,
-					      msecs_to_jiffies(env->release_ms));
-		return 0;
-	}
-	if (env->sc->server.mix) {
-		/* the call's own context and delay: any order, any context */
-		u32 h = hash_32(env->sc->server.mix ^ (n << 1 | !io->subreq), 32);
-
-		nk_dispatch(env, io, h % NK_NR_CTX, (h >> 8) % 3);
-	} else if (io->subreq && env->sc->server.pace_ms) {
-		nk_dispatch(env, io, env->ctx,
-			    msecs_to_jiffies((io->subreq->debug_index + 1) *
-					     env->sc->server.pace_ms));
-	} else if (env->bench) {
-		nk_dispatch(env, io, env->ctx, 0);	/* as soon as a worker can */
-	} else {
-		nk_dispatch(env, io, env->ctx, (3 - n % 3) % 3);
-	}
-	return 0;
-}
-
-/**
- * nk_release_held - let the issue_read that server.hold kept back complete
- * @env: the environment
- *
- * It then completes in the scenario's context like any other call.
- * Nothing happens if no call is held.
- */
-void nk_release_held(struct nk_env *env)
-{
-	struct nk_io *io = xchg(&env->held, NULL);
-
-	if (!io)
-		return;
-	/* still in flight until the dispatch has counted it again */
-	nk_dispatch(env, io, env->ctx, 0);
-	atomic_dec(&env->n.inflight);
-}
-
-/* The delayed work of nk_release_held_later(), set up by nk_env_create() */
-void nk_release_held_work(struct work_struct *work)
-{
-	nk_release_held(container_of(to_delayed_work(work), struct nk_env,
-				     release_work));
-}
-
-/**
- * nk_release_held_later - release the held issue_read a while after it
- *	was held
- * @env: the environment
- * @ms: how long after
- *
- * For an operation that waits for the held call (read_folio,
- * write_begin, a truncation): the case runs it meanwhile, and whether it
- * returned before the held call completed shows in env->released.  The
- * time counts from when the call is held (or from now if it already is),
- * not from when the case asks, so that a slow guest that issues the call
- * late still sees it held for @ms.
- */
-void nk_release_held_later(struct nk_env *env, unsigned int ms)
-{
-	WRITE_ONCE(env->release_ms, ms);
-	/* release_ms before held: whichever side sees the other schedules */
-	smp_mb();
-	if (READ_ONCE(env->held))
-		schedule_delayed_work(&env->release_work, msecs_to_jiffies(ms));
-}
-
-static void nk_cache_io_complete(struct nk_io *io, bool was_async)
-{
-	if (io->store && io->result >= 0)
-		io->result = nk_cache_take(io->store, io->pos, &io->iter);
-	io->term(io->term_priv, io->result, was_async);
-}
-
-/**
- * nk_complete_cache_io - complete a fake cache read or write
- * @env: the environment
- * @call: the number of the call among its kind
- * @term: the helper's termination function
- * @priv: its argument
- * @result: bytes transferred or an error
- * @store: for a write, the inode whose store takes the data; else NULL
- * @pos: where the write goes
- * @iter: what it writes
- *
- * A write takes its data from the page cache when it completes, as a real
- * cache's asynchronous write does, not when it is issued: a folio that the
- * helper let go before then (no PG_fscache wait) is copied as it is by
- * then.  The iterator is copied; the pages it names stay in the page
- * cache while they carry PG_fscache.
- *
- * Return: 0, or -ENOMEM if it had to fail the call at once.
- */
-int nk_complete_cache_io(struct nk_env *env, unsigned int call,
-			 netfs_io_terminated_t term, void *priv, ssize_t result,
-			 struct nk_inode *store, loff_t pos,
-			 const struct iov_iter *iter)
-{
-	struct nk_io how = {
-		.complete = nk_cache_io_complete,
-		.result = result,
-		.term = term,
-		.term_priv = priv,
-		.store = store,
-		.pos = pos,
-	};
-
-	if (iter)
-		how.iter = *iter;
-	return nk_complete(env, call, &how);
-}
 
 /* ---- netfs_request_ops ---- */
 
@@ -336,21 +70,6 @@ static int nk_begin_cache_operation(struct netfs_io_request *rreq)
 	((struct nk_rreq *)rreq->netfs_priv)->cache_began = true;
 	atomic_inc(&env->n.began);
 	return 0;
-}
-
-/* Round [*start, *start + *len) out to block at the ends how names. */
-void nk_expand(loff_t *start, size_t *len, size_t block, unsigned int how)
-{
-	loff_t s = *start, e = *start + *len;
-
-	if (!block)
-		return;
-	if (how & NK_EXPAND_START)
-		s = round_down(s, block);
-	if (how & NK_EXPAND_END)
-		e = round_up(e, block);
-	*start = s;
-	*len = e - s;
 }
 
 static void nk_expand_readahead(struct netfs_io_request *rreq)
@@ -440,8 +159,8 @@ static ssize_t nk_server_result(struct nk_inode *ni, unsigned int n,
 	if (bytes >= 0 && bytes < avail && pos + bytes >= ni->content &&
 	    (ss->clear_tail || (f && f->kind == NK_FAULT_CLEAR_TAIL)))
 		set_bit(NETFS_SREQ_CLEAR_TAIL, &subreq->flags);
-	if (n > NK_CALL_LIMIT && !ni->env->bench && !ni->env->unlimited)
-		bytes = -EIO;	/* a retry loop that does not end */
+	if (READ_ONCE(ni->env->overflow))
+		bytes = -EIO;	/* past NK_CALL_LIMIT: see nk_record() */
 	return bytes;
 }
 

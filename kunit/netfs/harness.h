@@ -6,12 +6,18 @@
  * this header.
  *
  * Who owns what:
+ *   report.c       the failure reports (nk_fail())
  *   pattern.c      the file content (a position-dependent pattern)
- *   fake_server.c  the netfs_request_ops, the call records, completions
+ *   folios.c       byte ranges, and the page cache as the harness walks it
+ *   io.c           the fakes' call records and completions, and the
+ *                  waits that watch them (the watchdog)
  *   fake_cache.c   the netfs_cache_ops and the cache's store
+ *   fake_server.c  the netfs_request_ops
  *   testfs.c       the test filesystem and the per-case environment
  *   checks.c       the invariant checks run after an operation
- *   runner.c       the operations, the watchdog, the table runner
+ *   runner.c       the operations as jobs in threads, the table runner
+ *
+ * Each file uses only those above it in this list.
  *
  * The fakes never report a failure themselves: they may run after the
  * case ended (a request that completes late), so they count what they saw
@@ -21,9 +27,12 @@
 #define _NETFS_KUNIT_HARNESS_H
 
 #include <linux/fscache.h>
+#include <linux/math64.h>
 #include <linux/netfs.h>
 #include <linux/sizes.h>
 #include <linux/spinlock.h>
+#include <linux/timer.h>
+#include <linux/uio.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 
@@ -43,7 +52,35 @@
 /* How long a synchronous operation's held call is held */
 #define NK_HOLD_MS	200
 
-struct nk_io;
+/*
+ * The harness's one generator, splitmix64: the pattern's tile is made
+ * with it, netfs_random draws its scenarios and netfs_races its
+ * operations with it, and server.mix takes one step of it as a hash of a
+ * call's number.  Any seed is a good one.
+ */
+struct nk_rng {
+	u64 s;
+};
+
+static inline u64 nk_rand(struct nk_rng *r)
+{
+	u64 z = (r->s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* A number in [0, n) (0 if n is 0) */
+static inline u64 nk_below(struct nk_rng *r, u64 n)
+{
+	u64 rem;
+
+	if (!n)
+		return 0;
+	div64_u64_rem(nk_rand(r), n, &rem);
+	return rem;
+}
 
 enum nk_call_op {
 	NK_CALL_ISSUE,
@@ -93,7 +130,12 @@ struct nk_counts {
 
 struct nk_env {
 	struct kunit *test;
-	const struct nk_scenario *sc;
+	const struct nk_scenario *sc;	/* &scenario */
+	/*
+	 * The case's copy of its scenario: an environment left behind is read
+	 * by late completions after its caller has gone.
+	 */
+	struct nk_scenario scenario;
 	enum nk_ctx ctx;
 	enum nk_folios folios;
 	struct vfsmount *mnt;
@@ -104,7 +146,7 @@ struct nk_env {
 	bool concurrent;		/* other threads may lock folios too */
 	bool in_pre;			/* running the scenario's pre readahead */
 	bool broken;			/* leave everything: teardown could hang */
-	bool bench;			/* no added delays, no NK_CALL_LIMIT */
+	bool bench;			/* no added delays */
 	bool unlimited;			/* no NK_CALL_LIMIT: many requests */
 
 	spinlock_t lock;		/* protects rreqs and the call records */
@@ -146,10 +188,39 @@ struct nk_inode {
 
 #define NK_HOLE		xa_mk_value(0)
 
+/*
+ * One call's completion (io.c): what completes it, and the result.
+ * complete() runs with was_async true in softirq context.
+ */
+struct nk_io {
+	struct delayed_work dwork;
+	struct timer_list timer;
+	struct nk_env *env;
+	void (*complete)(struct nk_io *io, bool was_async);
+	ssize_t result;
+	struct netfs_io_subrequest *subreq;	/* server read */
+	loff_t pos;				/* server read or cache write */
+	netfs_io_terminated_t term;		/* cache read or write */
+	void *term_priv;
+	struct nk_inode *store;			/* cache write: copy iter at pos */
+	struct iov_iter iter;
+	bool held;				/* server.hold kept it back */
+	size_t over;				/* reported beyond result */
+};
+
 static inline struct nk_inode *NK_I(struct inode *inode)
 {
 	return container_of(inode, struct nk_inode, netfs.inode);
 }
+
+/* report.c */
+__printf(2, 3) void nk_fail(struct nk_env *env, const char *fmt, ...);
+#define nk_check(env, cond, fmt, ...)					\
+	do {								\
+		if (!(cond))						\
+			nk_fail(env, fmt, ##__VA_ARGS__);		\
+	} while (0)
+unsigned int nk_failures(void);
 
 /* pattern.c */
 void nk_init_pattern(void);
@@ -163,27 +234,38 @@ bool nk_compare(struct nk_env *env, struct nk_inode *ni, const char *what,
 		loff_t pos, const u8 *data, size_t n, u8 *scratch, bool written);
 void nk_set_content(struct nk_inode *ni, loff_t content);
 
-/* fake_server.c */
-extern const struct netfs_request_ops nk_netfs_ops;
-extern const struct netfs_request_ops nk_netfs_ops_nocache;
+/* folios.c */
+bool nk_in_range(const struct nk_range *r, loff_t start, loff_t end);
+void nk_expand(loff_t *start, size_t *len, size_t block, unsigned int how);
+void nk_walk_folios(struct address_space *mapping, loff_t start, loff_t end,
+		    bool (*fn)(struct folio *folio, void *arg), void *arg);
+void nk_note_pre_left(struct nk_env *env, struct file *file);
+void nk_drain_lru(void);
+
+/* io.c */
 unsigned int nk_record(struct nk_env *env, enum nk_call_op op, unsigned int rreq,
 		       loff_t start, size_t len, size_t done,
 		       enum netfs_read_from_hole read_hole);
 const struct nk_fault *nk_find_fault(const struct nk_fault *faults,
 				     unsigned int n);
-void nk_expand(loff_t *start, size_t *len, size_t block, unsigned int how);
-int nk_complete_cache_io(struct nk_env *env, unsigned int call,
-			 netfs_io_terminated_t term, void *priv, ssize_t result,
-			 struct nk_inode *store, loff_t pos,
-			 const struct iov_iter *iter);
+int nk_complete(struct nk_env *env, unsigned int n, const struct nk_io *how);
 void nk_release_held(struct nk_env *env);
 void nk_release_held_work(struct work_struct *work);
 void nk_release_held_later(struct nk_env *env, unsigned int ms);
+bool nk_netfs_stats(int *rreq, int *sreq);
+void nk_progress(struct nk_env *env, int now[8]);
+bool nk_wait(struct nk_env *env,
+	     bool (*until)(struct nk_env *env, const int *now, void *arg),
+	     void *arg, int now[8]);
+bool nk_quiesce(struct nk_env *env);
+
+/* fake_server.c */
+extern const struct netfs_request_ops nk_netfs_ops;
+extern const struct netfs_request_ops nk_netfs_ops_nocache;
 
 /* fake_cache.c */
 extern const struct netfs_cache_ops nk_cache_ops;
 bool nk_held(struct nk_inode *ni, loff_t pos);
-ssize_t nk_cache_take(struct nk_inode *ni, loff_t pos, struct iov_iter *iter);
 int nk_cache_fill(struct nk_inode *ni, loff_t start, loff_t len, bool junk);
 int nk_cache_setup(struct nk_inode *ni, const struct nk_cache *cs);
 void nk_cache_resize(struct nk_inode *ni, loff_t size);
@@ -192,31 +274,15 @@ void nk_cache_resize(struct nk_inode *ni, loff_t size);
 struct nk_env *nk_env_create(struct kunit *test, const struct nk_scenario *sc,
 			     enum nk_ctx ctx, enum nk_folios folios);
 struct file *nk_new_file(struct nk_env *env, loff_t size);
-void nk_progress(struct nk_env *env, int now[8]);
-bool nk_wait(struct nk_env *env,
-	     bool (*until)(struct nk_env *env, const int *now, void *arg),
-	     void *arg, int now[8]);
-bool nk_quiesce(struct nk_env *env);
 void nk_reset_records(struct nk_env *env);
 void nk_env_destroy(struct nk_env *env);
 
 /* checks.c */
-__printf(2, 3) void nk_fail(struct nk_env *env, const char *fmt, ...);
-#define nk_check(env, cond, fmt, ...)					\
-	do {								\
-		if (!(cond))						\
-			nk_fail(env, fmt, ##__VA_ARGS__);		\
-	} while (0)
-void nk_walk_folios(struct address_space *mapping, loff_t start, loff_t end,
-		    bool (*fn)(struct folio *folio, void *arg), void *arg);
 void nk_check_all(struct nk_env *env, u8 *scratch);
-void nk_note_pre_left(struct nk_env *env, struct file *file);
 bool nk_check_folios_released(struct nk_env *env, struct file *file,
 			      const char *when);
 void nk_check_progress(struct nk_env *env, struct file *file, loff_t pos,
 		       size_t len);
-void nk_check_count(struct nk_env *env, const char *what, unsigned int got,
-		    int want);
 
 /* runner.c */
 /**
@@ -232,6 +298,9 @@ void nk_check_count(struct nk_env *env, const char *what, unsigned int got,
  * @fail_nth: if not 0, the job's thread fails its allocation of this
  *	number (current->fail_nth, CONFIG_FAULT_INJECTION); afterwards, what
  *	was left of the count: 0 if the failure was injected
+ * @fn: if set, what the job does instead of @op (nk_job_fn())
+ * @priv: @fn's own data
+ * @name: @fn's name, for a report that it did not return
  */
 struct nk_job {
 	struct nk_env *env;
@@ -243,6 +312,9 @@ struct nk_job {
 	long ret;
 	u8 *buf;
 	unsigned int fail_nth;
+	long (*fn)(struct nk_job *job);
+	void *priv;
+	const char *name;
 	/* private to runner.c */
 	struct completion done;
 };
@@ -251,6 +323,9 @@ long nk_do_job(struct nk_job *job);
 bool nk_run_jobs(struct nk_env *env, struct nk_job **jobs, unsigned int n);
 struct nk_job *nk_job_new(struct nk_env *env, struct file *file,
 			  enum nk_op op, loff_t pos, size_t len);
+struct nk_job *nk_job_fn(struct nk_env *env, struct file *file,
+			 long (*fn)(struct nk_job *job), void *priv,
+			 const char *name);
 void nk_job_free(struct nk_job *job);
 bool nk_run_op(struct nk_env *env, struct file *file, enum nk_op op,
 	       loff_t pos, size_t len, enum nk_folios folios);

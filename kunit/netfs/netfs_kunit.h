@@ -65,6 +65,13 @@ struct nk_fault {
 	long value;
 };
 
+/* The faults, by kind, for the tables: the n-th call... */
+#define NK_ERROR(n, err)	{ .call = (n), .kind = NK_FAULT_ERROR, .value = (err) }
+#define NK_SHORT(n, bytes)	{ .call = (n), .kind = NK_FAULT_SHORT, .value = (bytes) }
+#define NK_ZERO(n)		{ .call = (n), .kind = NK_FAULT_ZERO }
+#define NK_CLEAR_TAIL(n, bytes)	{ .call = (n), .kind = NK_FAULT_CLEAR_TAIL, .value = (bytes) }
+#define NK_OVER(n, bytes)	{ .call = (n), .kind = NK_FAULT_OVER, .value = (bytes) }
+
 #define NK_MAX_FAULTS	4
 #define NK_MAX_RANGES	4
 #define NK_MAX_EXP	16
@@ -84,6 +91,8 @@ struct nk_range {
 	loff_t len;
 };
 
+#define NK_RANGE(s, l)		{ .start = (s), .len = (l) }
+
 /**
  * struct nk_call_exp - an expected server or cache call
  * @start: file position of the call (for issue_read: subreq->start)
@@ -95,6 +104,10 @@ struct nk_call_exp {
 	size_t len;
 	size_t done;
 };
+
+/* An issue_read of [s, s + l), first issued, or reissued after d bytes */
+#define NK_CALL(s, l)		{ .start = (s), .len = (l) }
+#define NK_CALL_DONE(s, l, d)	{ .start = (s), .len = (l), .done = (d) }
 
 /**
  * struct nk_server - script of the fake server (netfs_request_ops)
@@ -196,18 +209,21 @@ enum nk_op {
 	NK_OP_TRUNCATE,		/* cut to pos, server too; frees a held call */
 };
 
-/* An expected count of exactly zero (0 means "not checked") */
-#define NK_NONE		(-1)
+/* An expected count that is not checked (any other value is exact) */
+#define NK_ANY		(-1)
+/* None of nk_expect's call counts is checked */
+#define NK_ANY_CALLS	.server_calls = NK_ANY, .cache_reads = NK_ANY, \
+			.cache_writes = NK_ANY, .cwb_calls = NK_ANY
 
 /**
  * struct nk_expect - what must be seen after a scenario
  * @error: the operation returns this error (0: it succeeds fully)
  * @result: for NK_OP_READ, the number of bytes returned if not the default
  *	(min(len, size - pos))
- * @server_calls: exact number of issue_read calls (0: not checked,
- *	NK_NONE: none)
- * @cache_reads: exact number of cache read calls (same encoding)
- * @cache_writes: exact number of cache write calls (same encoding)
+ * @server_calls: exact number of issue_read calls, or NK_ANY (not
+ *	checked); left out, it is 0: none
+ * @cache_reads: exact number of cache read calls (the same)
+ * @cache_writes: exact number of cache write calls (the same)
  * @calls: the exact issue_read calls, in issue order (unused if empty)
  * @writes: the exact cache writes (start, len), in order (unused if empty)
  * @slices: every request's downloads are exactly its rsize slicing
@@ -217,7 +233,7 @@ enum nk_op {
  * @cached: the cache holds at least this range afterwards
  * @readpage: a NETFS_READPAGE request was made (readahead's failure left
  *	the folio to read_folio)
- * @cwb_calls: exact number of check_write_begin calls (same encoding)
+ * @cwb_calls: exact number of check_write_begin calls (the same)
  * @may_fail: a fault was injected that the helper may not recover from,
  *	or the file changed under the operation: the operation may fail or
  *	(kernel_read) return fewer bytes, and folios may be left not

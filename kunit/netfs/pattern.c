@@ -34,17 +34,13 @@ static u8 nk_tile[NK_PERIOD + NK_PATTERN_RUN];
 
 void nk_init_pattern(void)
 {
-	u32 x = 0x9e3779b9;
+	struct nk_rng r = { .s = NK_PERIOD };
 	unsigned int i;
 
 	if (nk_tile[0])
 		return;
-	for (i = 0; i < NK_PERIOD; i++) {
-		x ^= x << 13;
-		x ^= x >> 17;
-		x ^= x << 5;
-		nk_tile[i] = 1 + x % 255;
-	}
+	for (i = 0; i < NK_PERIOD; i++)
+		nk_tile[i] = 1 + nk_below(&r, 255);
 	memcpy(nk_tile + NK_PERIOD, nk_tile, NK_PATTERN_RUN);
 }
 

@@ -22,7 +22,6 @@
  * progress fails the case instead of hanging the boot.
  */
 
-#include <linux/kthread.h>
 #include <linux/pagemap.h>
 #include <linux/sizes.h>
 #include <linux/vmalloc.h>
@@ -46,19 +45,10 @@ struct nk_racer {
 	unsigned int iters;
 	unsigned int errors;		/* operations that returned an error */
 	long last_error;		/* the last of them */
-	u32 rng;
+	struct nk_rng rng;
 	u8 *buf;			/* SZ_64K */
 	u8 *scratch;			/* a page */
-	struct completion done;
 };
-
-static u32 nk_race_rand(struct nk_racer *r, u32 below)
-{
-	r->rng ^= r->rng << 13;
-	r->rng ^= r->rng >> 17;
-	r->rng ^= r->rng << 5;
-	return r->rng % below;
-}
 
 static loff_t nk_race_size(struct nk_racer *r)
 {
@@ -67,8 +57,8 @@ static loff_t nk_race_size(struct nk_racer *r)
 
 static void nk_race_read(struct nk_racer *r)
 {
-	loff_t pos = nk_race_rand(r, NK_RACE_SIZE), p = pos;
-	size_t len = 1 + nk_race_rand(r, SZ_64K);
+	loff_t pos = nk_below(&r->rng, NK_RACE_SIZE), p = pos;
+	size_t len = 1 + nk_below(&r->rng, SZ_64K);
 	ssize_t ret = kernel_read(r->file, r->buf, len, &p);
 
 	if (ret < 0) {
@@ -86,7 +76,7 @@ static void nk_race_job(struct nk_racer *r, enum nk_op op, size_t len)
 	struct address_space *mapping = r->file->f_mapping;
 	struct nk_job job = {
 		.env = r->env, .file = r->file, .op = op,
-		.pos = round_down(nk_race_rand(r, NK_RACE_SIZE), PAGE_SIZE),
+		.pos = round_down(nk_below(&r->rng, NK_RACE_SIZE), PAGE_SIZE),
 		.len = len, .folios = r->env->folios,
 	};
 
@@ -110,7 +100,7 @@ static void nk_race_job(struct nk_racer *r, enum nk_op op, size_t len)
 
 static void nk_race_readahead(struct nk_racer *r)
 {
-	nk_race_job(r, NK_OP_READAHEAD, PAGE_SIZE * (1 + nk_race_rand(r, 32)));
+	nk_race_job(r, NK_OP_READAHEAD, PAGE_SIZE * (1 + nk_below(&r->rng, 32)));
 }
 
 static void nk_race_read_folio(struct nk_racer *r)
@@ -123,8 +113,8 @@ static void nk_race_resize(struct nk_racer *r)
 {
 	struct inode *inode = file_inode(r->file);
 	struct nk_inode *ni = NK_I(inode);
-	loff_t size = nk_race_rand(r, 2) ? NK_RACE_SIZE :
-		NK_RACE_MIN + nk_race_rand(r, NK_RACE_SIZE - NK_RACE_MIN);
+	loff_t size = nk_below(&r->rng, 2) ? NK_RACE_SIZE :
+		NK_RACE_MIN + nk_below(&r->rng, NK_RACE_SIZE - NK_RACE_MIN);
 
 	inode_lock(inode);
 	filemap_invalidate_lock(inode->i_mapping);
@@ -146,14 +136,14 @@ static void nk_race_invalidate_or_write(struct nk_racer *r)
 	ssize_t ret;
 	size_t len;
 
-	if (nk_race_rand(r, 2)) {
+	if (nk_below(&r->rng, 2)) {
 		/* -EBUSY for a folio someone holds: that is allowed */
 		invalidate_inode_pages2(r->file->f_mapping);
 		return;
 	}
 	/* below the least size, where the file always holds the pattern */
-	len = 1 + nk_race_rand(r, 3 * PAGE_SIZE);
-	pos = nk_race_rand(r, NK_RACE_MIN - len);
+	len = 1 + nk_below(&r->rng, 3 * PAGE_SIZE);
+	pos = nk_below(&r->rng, NK_RACE_MIN - len);
 	memcpy(r->buf, nk_pattern(ni->id, pos), len);
 	p = pos;
 	ret = kernel_write(r->file, r->buf, len, &p);
@@ -163,9 +153,10 @@ static void nk_race_invalidate_or_write(struct nk_racer *r)
 	}
 }
 
-static int nk_racer_thread(void *data)
+/* The job of one racer: its step, until the race is over */
+static long nk_racer_loop(struct nk_job *job)
 {
-	struct nk_racer *r = data;
+	struct nk_racer *r = job->priv;
 
 	while (r->iters < NK_RACE_ITERS && time_before(jiffies, r->deadline) &&
 	       !READ_ONCE(r->env->broken)) {
@@ -173,24 +164,7 @@ static int nk_racer_thread(void *data)
 		r->iters++;
 		cond_resched();
 	}
-	complete(&r->done);
 	return 0;
-}
-
-struct nk_racers {
-	struct nk_racer *r;
-	unsigned int n;
-};
-
-static bool nk_racers_done(struct nk_env *env, const int *now, void *arg)
-{
-	const struct nk_racers *all = arg;
-	unsigned int i;
-
-	for (i = 0; i < all->n; i++)
-		if (!completion_done(&all->r[i].done))
-			return false;
-	return true;
 }
 
 /*
@@ -239,22 +213,22 @@ static void nk_race(struct kunit *test, bool cache, enum nk_folios folios)
 	static const struct nk_scenario nocache = {
 		.name = "race", .size = NK_RACE_SIZE,
 		.server = { .rsize = SZ_16K, .clear_tail = true, .mix = 0x2545f491 },
-		.cache = { .absent = true }, .expect = { .may_fail = true },
+		.cache = { .absent = true },
+		.expect = { NK_ANY_CALLS, .may_fail = true },
 	};
 	static const struct nk_scenario withcache = {
 		.name = "race_cache", .size = NK_RACE_SIZE,
 		.server = { .rsize = SZ_16K, .clear_tail = true, .mix = 0x9e3779b9 },
 		.cache = { .on = true, .granule = SZ_64K },
-		.expect = { .may_fail = true },
+		.expect = { NK_ANY_CALLS, .may_fail = true },
 	};
-	struct nk_racers all = { .n = ARRAY_SIZE(nk_racer_steps) };
+	struct nk_job *jobs[ARRAY_SIZE(nk_racer_steps)] = {};
 	u8 *scratch = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	unsigned int i, n = ARRAY_SIZE(jobs);
 	struct nk_final_walk w;
 	struct nk_racer *r;
 	struct nk_env *env;
 	struct file *file;
-	unsigned int i;
-	int now[8];
 
 	if (folios == NK_FOLIOS_LARGE && !IS_ENABLED(CONFIG_TRANSPARENT_HUGEPAGE))
 		kunit_skip(test, "large folios need CONFIG_TRANSPARENT_HUGEPAGE");
@@ -266,26 +240,25 @@ static void nk_race(struct kunit *test, bool cache, enum nk_folios folios)
 	env->unlimited = true;
 	file = nk_new_file(env, NK_RACE_SIZE);
 	if (IS_ERR(file)) {
-		KUNIT_FAIL(test, "cannot make the file");
 		nk_env_destroy(env);
 		return;
 	}
 	/*
 	 * Not the case's memory: racers that do not stop are left running,
-	 * with their racer, when the case ends.
+	 * with their racer and job, when the case ends.
 	 */
-	r = kcalloc(all.n, sizeof(*r), GFP_KERNEL);
-	all.r = r;
-	for (i = 0; r && i < all.n; i++) {
+	r = kcalloc(n, sizeof(*r), GFP_KERNEL);
+	for (i = 0; r && i < n; i++) {
 		r[i] = (struct nk_racer){
 			.env = env, .file = file, .name = nk_racer_names[i],
-			.step = nk_racer_steps[i], .rng = 2 * i + 1,
+			.step = nk_racer_steps[i], .rng.s = i,
 			.deadline = jiffies + msecs_to_jiffies(NK_RACE_MS),
 			.buf = kmalloc(SZ_64K, GFP_KERNEL),
 			.scratch = kmalloc(PAGE_SIZE, GFP_KERNEL),
 		};
-		init_completion(&r[i].done);
-		if (!r[i].buf || !r[i].scratch) {
+		jobs[i] = nk_job_fn(env, file, nk_racer_loop, &r[i],
+				    nk_racer_names[i]);
+		if (!r[i].buf || !r[i].scratch || !jobs[i]) {
 			nk_fail(env, "no memory for the racers");
 			goto out;
 		}
@@ -294,19 +267,11 @@ static void nk_race(struct kunit *test, bool cache, enum nk_folios folios)
 		nk_fail(env, "no memory for the racers");
 		goto out;
 	}
-	for (i = 0; i < all.n; i++)
-		if (IS_ERR(kthread_run(nk_racer_thread, &r[i], "netfs_race%u", i)))
-			nk_racer_thread(&r[i]);
-	if (!nk_wait(env, nk_racers_done, &all, now)) {
-		for (i = 0; i < all.n; i++)
-			nk_check(env, completion_done(&r[i].done),
-				 "%s stuck after %u iterations: no progress for %d ms",
-				 r[i].name, r[i].iters, NK_STALL_MS);
-		env->broken = true;	/* the racers are left to their threads */
-		nk_finish(env, scratch);
+	if (!nk_run_jobs(env, jobs, n)) {
+		nk_finish(env, scratch);	/* the racers are left to their threads */
 		return;
 	}
-	for (i = 0; i < all.n; i++) {
+	for (i = 0; i < n; i++) {
 		kunit_info(test, "%s: %u iterations\n", r[i].name, r[i].iters);
 		/* no fault is injected: every operation must succeed */
 		nk_check(env, !r[i].errors, "%s: %u of %u failed, the last with %ld",
@@ -321,9 +286,12 @@ static void nk_race(struct kunit *test, bool cache, enum nk_folios folios)
 	w.ni->floor = LLONG_MAX;
 	nk_walk_folios(file->f_mapping, 0, LLONG_MAX, nk_check_final, &w);
 out:
-	for (i = 0; r && i < all.n; i++) {
-		kfree(r[i].buf);
-		kfree(r[i].scratch);
+	for (i = 0; i < n; i++) {
+		nk_job_free(jobs[i]);
+		if (r) {
+			kfree(r[i].buf);
+			kfree(r[i].scratch);
+		}
 	}
 	kfree(r);
 	nk_finish(env, scratch);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * netfs KUnit harness: the operations, the watchdog and the table runner.
+ * netfs KUnit harness: the operations and the table runner.
  *
  * Every operation a case performs (kernel_read, an explicit readahead
  * window, read_folio, read_cache_folio, kernel_write) runs as a job in a
@@ -165,6 +165,8 @@ long nk_do_job(struct nk_job *job)
 	struct folio *folio;
 	long ret;
 
+	if (job->fn)
+		return job->fn(job);
 	switch (job->op) {
 	case NK_OP_READ:
 		return kernel_read(job->file, job->buf, job->len, &pos);
@@ -250,6 +252,34 @@ struct nk_job *nk_job_new(struct nk_env *env, struct file *file,
 }
 
 /**
+ * nk_job_fn - describe a job that runs a function of the case's own
+ * @env: the environment
+ * @file: the file it works on
+ * @fn: what the job's thread runs; its return value is the job's @ret
+ * @priv: @fn's own data (job->priv)
+ * @name: what it does, for a report that it did not return
+ *
+ * For cases that run loops of operations of their own in threads (the
+ * races): nk_run_jobs() watches them as it watches any job.
+ *
+ * Return: the job, or NULL.
+ */
+struct nk_job *nk_job_fn(struct nk_env *env, struct file *file,
+			 long (*fn)(struct nk_job *job), void *priv,
+			 const char *name)
+{
+	/* no buffer, and the op is never run */
+	struct nk_job *job = nk_job_new(env, file, NK_OP_READAHEAD, 0, 0);
+
+	if (job) {
+		job->fn = fn;
+		job->priv = priv;
+		job->name = name;
+	}
+	return job;
+}
+
+/**
  * nk_job_free - free a job that has returned
  * @job: the job (NULL is allowed)
  */
@@ -311,6 +341,7 @@ bool nk_run_jobs(struct nk_env *env, struct nk_job **jobs, unsigned int n)
 		if (!completion_done(&jobs[i]->done))
 			nk_fail(env,
 				"%s of %lld+%zu did not return: no progress for %d ms, %d I/Os in flight, %d/%d requests freed",
+				jobs[i]->fn ? jobs[i]->name :
 				nk_op_names[jobs[i]->op], jobs[i]->pos,
 				jobs[i]->len, NK_STALL_MS, now[0], now[1], now[2]);
 	env->broken = true;
@@ -410,7 +441,6 @@ void nk_run(struct kunit *test, const struct nk_scenario *sc,
 	KUNIT_ASSERT_NOT_NULL(test, env);
 	file = nk_new_file(env, sc->size);
 	if (IS_ERR(file)) {
-		KUNIT_FAIL(test, "cannot make the file: %ld", PTR_ERR(file));
 		nk_env_destroy(env);
 		return;
 	}
@@ -441,7 +471,7 @@ void nk_run(struct kunit *test, const struct nk_scenario *sc,
 
 	job = nk_job_new(env, file, sc->op, sc->pos, sc->len);
 	if (!job) {
-		KUNIT_FAIL(test, "no memory for the job");
+		nk_fail(env, "no memory for the job");
 		goto out;
 	}
 	/* a synchronous operation waits for the held call: release it later */

@@ -14,18 +14,17 @@
  *
  * The environment (struct nk_env) is everything one case needs: the
  * mount, the files, the workqueue for deferred completions, and the
- * records the fakes keep.  This file makes it, waits for the helper to go
- * quiet, and tears it down, or leaves it alone when the case broke it.
+ * records the fakes keep, and its own copy of the scenario.  This file
+ * makes it and tears it down once the helper is quiet (io.c), or leaves
+ * it alone when the case broke it.
  */
 
 #include <kunit/test.h>
-#include <linux/delay.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/module.h>
 #include <linux/mount.h>
 #include <linux/pagemap.h>
-#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
@@ -191,30 +190,6 @@ static const struct file_operations nk_fops = {
 
 /* ---- the per-case environment ---- */
 
-/*
- * The helper's live request and subrequest counts, read the way a user
- * reads them: the rr= and sr= fields that netfs_stats_show() prints.  They
- * rise when a (sub)request is allocated and fall when it is freed, so a
- * scenario that freed everything leaves them where they were.  Without
- * CONFIG_NETFS_STATS, or if the fields are missing, there is nothing to
- * compare and the harness relies on its own records.
- */
-static bool nk_netfs_stats(int *rreq, int *sreq)
-{
-	char buf[256];
-	struct seq_file m = { .buf = buf, .size = sizeof(buf) };
-	const char *rr, *sr;
-
-	if (!IS_ENABLED(CONFIG_NETFS_STATS))
-		return false;
-	netfs_stats_show(&m);
-	buf[min(m.count, sizeof(buf) - 1)] = '\0';
-	rr = strstr(buf, " rr=");
-	sr = strstr(buf, " sr=");
-	return rr && sr && sscanf(rr, " rr=%d", rreq) == 1 &&
-		sscanf(sr, " sr=%d", sreq) == 1;
-}
-
 /**
  * nk_env_create - set up the environment of one case
  * @test: the case
@@ -231,18 +206,19 @@ struct nk_env *nk_env_create(struct kunit *test, const struct nk_scenario *sc,
 
 	if (!env)
 		return NULL;
+	env->test = test;
 	env->calls = kvcalloc(NK_MAX_CALLS, sizeof(*env->calls), GFP_KERNEL);
 	env->wq = nk_wq;
 	env->mnt = nk_mnt;
 	if (!env->calls || !env->mnt) {
-		KUNIT_FAIL(test, "cannot set up: %s", env->mnt ?
-			   "no memory" : "the suite has no mount");
+		nk_fail(env, "cannot set up: %s", env->mnt ?
+			"no memory" : "the suite has no mount");
 		kvfree(env->calls);
 		kfree(env);
 		return NULL;
 	}
-	env->test = test;
-	env->sc = sc;
+	env->scenario = *sc;
+	env->sc = &env->scenario;
 	env->ctx = ctx;
 	env->folios = folios;
 	spin_lock_init(&env->lock);
@@ -261,7 +237,8 @@ struct nk_env *nk_env_create(struct kunit *test, const struct nk_scenario *sc,
  * @env: the environment
  * @size: its size, all of it the pattern
  *
- * Return: the file (put by nk_env_destroy()), or an ERR_PTR.
+ * Return: the file (put by nk_env_destroy()), or an ERR_PTR, and then the
+ * case has failed.
  */
 struct file *nk_new_file(struct nk_env *env, loff_t size)
 {
@@ -271,6 +248,7 @@ struct file *nk_new_file(struct nk_env *env, loff_t size)
 
 	if (!inode || env->nr_files >= NK_MAX_FILES) {
 		iput(inode);
+		nk_fail(env, "cannot make file %u: no memory", env->nr_files);
 		return ERR_PTR(-ENOMEM);
 	}
 	ni = NK_I(inode);
@@ -297,100 +275,14 @@ struct file *nk_new_file(struct nk_env *env, loff_t size)
 				 O_RDWR | O_LARGEFILE, &nk_fops);
 	if (IS_ERR(file)) {
 		iput(inode);
+		nk_fail(env, "cannot make file %u: %ld", env->nr_files,
+			PTR_ERR(file));
 		return file;
 	}
 	/* alloc_file_pseudo() leaves ra_pages at 0: one-page readahead */
 	file_ra_state_init(&file->f_ra, inode->i_mapping);
 	env->files[env->nr_files++] = file;
 	return file;
-}
-
-/**
- * nk_progress - what the waits watch for progress
- * @env: the environment
- * @now: filled in: I/Os in flight, requests freed and made, cache
- *	operations ended and begun, calls received, netfs's rr= and sr=
- */
-void nk_progress(struct nk_env *env, int now[8])
-{
-	now[0] = atomic_read(&env->n.inflight);
-	now[1] = atomic_read(&env->n.free);
-	now[2] = atomic_read(&env->n.init);
-	now[3] = atomic_read(&env->n.ended);
-	now[4] = atomic_read(&env->n.began);
-	now[5] = READ_ONCE(env->n.issue) + READ_ONCE(env->n.cread) +
-		READ_ONCE(env->n.cwrite);
-	now[6] = env->stat_rreq;
-	now[7] = env->stat_sreq;
-	if (env->have_stats)
-		nk_netfs_stats(&now[6], &now[7]);
-}
-
-/**
- * nk_wait - wait while the helper makes progress
- * @env: the environment
- * @until: the wait is over when this returns true, given the counters
- * @arg: its argument
- * @now: the counters last seen (see nk_progress()), for the caller
- *
- * Gives up after NK_STALL_MS in which no counter changed, however long
- * the wait has been: a slow guest still completing I/O is not cut short.
- *
- * Return: true once @until is true, false if the helper stalled.
- */
-bool nk_wait(struct nk_env *env,
-	     bool (*until)(struct nk_env *env, const int *now, void *arg),
-	     void *arg, int now[8])
-{
-	unsigned long deadline = jiffies + msecs_to_jiffies(NK_STALL_MS);
-	int last[8] = { -1 };
-
-	for (;;) {
-		nk_progress(env, now);
-		if (until(env, now, arg))
-			return true;
-		if (memcmp(now, last, sizeof(last))) {
-			memcpy(last, now, sizeof(last));
-			deadline = jiffies + msecs_to_jiffies(NK_STALL_MS);
-		} else if (time_after(jiffies, deadline)) {
-			return false;
-		}
-		usleep_range(500, 1000);
-	}
-}
-
-/* Every request freed, every fake I/O and cache operation ended */
-static bool nk_quiet(struct nk_env *env, const int *now, void *arg)
-{
-	return !now[0] && now[1] == now[2] && now[3] == now[4] &&
-		now[6] == env->stat_rreq && now[7] == env->stat_sreq;
-}
-
-/**
- * nk_quiesce - wait until every request was freed and every fake I/O ended
- * @env: the environment
- *
- * A call that server.hold kept back is released first.
- * If the helper stalls with work outstanding, the case fails with what is
- * outstanding and the environment is marked broken, so that teardown
- * leaves it alone instead of waiting on it.
- *
- * Return: true when quiescent.
- */
-bool nk_quiesce(struct nk_env *env)
-{
-	int now[8];
-
-	cancel_delayed_work_sync(&env->release_work);
-	nk_release_held(env);
-	if (nk_wait(env, nk_quiet, NULL, now))
-		return true;
-	KUNIT_FAIL(env->test,
-		   "not quiescent: no progress for %d ms: %d I/Os in flight, %d/%d requests freed, %d/%d cache operations ended, netfs stats rr=%d (was %d) sr=%d (was %d)",
-		   NK_STALL_MS, now[0], now[1], now[2], now[3], now[4],
-		   now[6], env->stat_rreq, now[7], env->stat_sreq);
-	env->broken = true;
-	return false;
 }
 
 /**
@@ -438,7 +330,7 @@ void nk_env_destroy(struct nk_env *env)
 	unsigned int i;
 
 	if (env->broken || !nk_quiesce(env)) {
-		KUNIT_FAIL(env->test, "leaving the case's files behind");
+		nk_fail(env, "leaving the case's files behind");
 		/* from now on nothing may report into the finished case */
 		env->test = NULL;
 		nk_mnt_busy = true;
