@@ -270,7 +270,7 @@ static const struct nk_scenario cache_scenarios[] = {
 			.held = { NK_RANGE(4096, 114688), NK_RANGE(0, 45056),
 				  NK_RANGE(36864, 172032) },
 			.faults = { NK_ERROR(3, -5), NK_ERROR(4, -5) }, },
-		.expect = { .server_calls = NK_ANY, .may_fail = false },
+		.expect = { NK_ANY_CALLS, .may_fail = false },
 	},
 };
 
