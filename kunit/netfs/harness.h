@@ -142,7 +142,6 @@ struct nk_env {
 	struct workqueue_struct *wq;
 	struct file *files[NK_MAX_FILES];
 	unsigned int nr_files;
-	unsigned int next_id;
 	bool concurrent;		/* other threads may lock folios too */
 	bool in_pre;			/* running the scenario's pre readahead */
 	bool broken;			/* leave everything: teardown could hang */
@@ -224,6 +223,7 @@ unsigned int nk_failures(void);
 
 /* pattern.c */
 void nk_init_pattern(void);
+unsigned int nk_new_id(void);
 const u8 *nk_pattern(unsigned int id, loff_t pos);
 #define NK_PATTERN_RUN	SZ_64K	/* nk_pattern() is contiguous this far */
 size_t nk_content_run(struct nk_inode *ni, loff_t pos, size_t max,

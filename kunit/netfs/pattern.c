@@ -44,6 +44,29 @@ void nk_init_pattern(void)
 	memcpy(nk_tile + NK_PERIOD, nk_tile, NK_PATTERN_RUN);
 }
 
+/**
+ * nk_new_id - the content id of a new test file
+ *
+ * Every file of the boot gets an id of its own, never NK_ALT_ID or
+ * NK_ALT_ID + 1 (what writes and stale caches hold), and distinct from
+ * the last NK_PERIOD - 3 files' ids.  So a page that the page cache
+ * recycles from an earlier case never holds what the new file holds at
+ * that position: a folio marked uptodate without being read shows, even
+ * when the earlier case read the same range of a file of the same size.
+ *
+ * Return: the id, in [1, NK_PERIOD).
+ */
+unsigned int nk_new_id(void)
+{
+	static atomic_t last = ATOMIC_INIT(0);
+	unsigned int id;
+
+	do
+		id = (unsigned int)atomic_inc_return(&last) % NK_PERIOD;
+	while (!id || id == NK_ALT_ID || id == NK_ALT_ID + 1);
+	return id;
+}
+
 const u8 *nk_pattern(unsigned int id, loff_t pos)
 {
 	u32 rem;

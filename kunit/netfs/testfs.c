@@ -253,7 +253,7 @@ struct file *nk_new_file(struct nk_env *env, loff_t size)
 	}
 	ni = NK_I(inode);
 	ni->env = env;
-	ni->id = ++env->next_id;
+	ni->id = nk_new_id();
 	ni->content = size;
 	ni->floor = size;
 	ni->zeros = env->sc->cache.hole;
