@@ -147,6 +147,21 @@ static const struct nk_scenario write_begin_scenarios[] = {
 	  .pre = NK_RANGE(SZ_16K, SZ_16K), .pre_failed = true,
 	  .expect = { .server_calls = 1, .calls = { NK_CALL(SZ_16K, SZ_16K) },
 		      .cwb_calls = 1 } },
+	/*
+	 * A whole page at a page boundary inside such a folio: the write
+	 * covers its page, not its folio, so the folio is still read (an
+	 * order-0 folio is not: the write covers it).
+	 */
+	{ .name = "into_failed_large_folio_page", .size = SZ_64K,
+	  .op = NK_OP_WRITE, .pos = SZ_16K + PG, .len = PG,
+	  .folios = NK_ONLY(NK_FOLIOS_LARGE),
+	  .pre = NK_RANGE(SZ_16K, SZ_16K), .pre_failed = true,
+	  .expect = { .server_calls = 1, .calls = { NK_CALL(SZ_16K, SZ_16K) },
+		      .cwb_calls = 1 } },
+	{ .name = "into_failed_folio_page", .size = SZ_64K, .op = NK_OP_WRITE,
+	  .pos = SZ_16K + PG, .len = PG, .folios = SMALL_ONLY,
+	  .pre = NK_RANGE(SZ_16K + PG, PG), .pre_failed = true,
+	  .expect = { .server_calls = 0, .cwb_calls = 1 } },
 	{ .name = "into_failed_folio", .size = SZ_64K, .op = NK_OP_WRITE,
 	  .pos = SZ_16K + PG + 100, .len = 200, .folios = SMALL_ONLY,
 	  .pre = NK_RANGE(SZ_16K + PG, PG), .pre_failed = true,
