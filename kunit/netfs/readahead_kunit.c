@@ -205,6 +205,21 @@ static const struct nk_scenario readahead_scenarios[] = {
 	  .server = { .rsize = SZ_16K, .resize_at = 2, .resize_to = 20000,
 		      .clear_tail = true },
 	  .expect = { .server_calls = 4, .slices = true } },
+	/*
+	 * The server's file shrinks, between slices, to inside a later slice:
+	 * the request's slicing is still that of the size it started with
+	 * (rreq->i_size), and the server's short reads with CLEAR_TAIL zero
+	 * the rest.  A helper that clamped its downloads to the live i_size
+	 * would cut the third slice short and the fourth to nothing.
+	 */
+	{ .name = "shrinks_into_later_slice", .size = SZ_64K,
+	  .op = NK_OP_READAHEAD, .len = SZ_64K,
+	  .server = { .rsize = SZ_16K, .resize_at = 1, .resize_to = 40000,
+		      .clear_tail = true },
+	  .expect = { .server_calls = 4, .slices = true,
+		      .calls = { NK_CALL(0, SZ_16K), NK_CALL(SZ_16K, SZ_16K),
+				 NK_CALL(SZ_32K, SZ_16K),
+				 NK_CALL(SZ_32K + SZ_16K, SZ_16K) } } },
 	/* EOF inside the last page of a large folio */
 	{ .name = "eof_in_last_page_of_folio", .size = 7 * PG + 1000,
 	  .op = NK_OP_READAHEAD, .len = 8 * PG,
