@@ -93,11 +93,24 @@ STAGES = [
      'finish: a read that never completes (a subrequest that is never '
      'terminated, a folio left locked, a copy to the cache that never '
      'ends) stops here.  Look for a kernel report in the lines above.'),
+    # The AFS stages come inside the AFS suite's first case, and cases
+    # follow them: 'case' is matched again from here (Watch.line).
+    ('afs_cell', re.compile(r'e2e-init: stage afs_cell'),
+     'the AFS cell inside the guest did not come up: the last step names '
+     'the server it waited for, or the vos command that did not return. '
+     'The servers\' logs (/var/log/openafs) are printed when a wait gives '
+     'up; a server that exited at its start lacks something the kernel '
+     'must provide (tools/e2e.config).'),
+    ('afs_mount', re.compile(r'e2e-init: stage afs_mount'),
+     'kAFS did not finish mounting or writing the test files into the '
+     'cell: a call to the fileserver or the VL server that never '
+     'completes (rxrpc on the dummy interface) stops here.'),
     ('shutdown', re.compile(r'e2e-init: finished'),
      'the guest finished its cases but did not power off: sync, '
      'unmounting the exports or "reboot -f" hung.'),
 ]
 INIT_STAGE = [s[0] for s in STAGES].index('init')
+CASE_STAGE = [s[0] for s in STAGES].index('case')
 
 
 class Watch:
@@ -131,12 +144,14 @@ class Watch:
         self.lines.append(text)
         del self.lines[:-TAIL]
         # The current stage is matched again: each case starts a new one.
-        for i in range(max(self.stage, 1), len(STAGES)):
+        later = list(range(max(self.stage, 1), len(STAGES)))
+        for i in later + ([CASE_STAGE] if self.stage > CASE_STAGE else []):
             m = STAGES[i][1].search(text)
             if m:
                 self.stage = i
                 if STAGES[i][0] == 'case':
                     self.case = m.group(1)
+                break
         name = STAGES[self.stage][0]
         if self.first_line is None:
             if not KERNEL_LINE.search(text):
