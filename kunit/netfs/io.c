@@ -165,7 +165,7 @@ int nk_complete(struct nk_env *env, unsigned int n, const struct nk_io *how)
 	}
 	if (env->sc->server.mix) {
 		/* the call's own context and delay: any order, any context */
-		struct nk_rng r = { .s = env->sc->server.mix ^ (n << 1 | !io->subreq) };
+		struct nk_rng r = { .s = env->sc->server.mix ^ (n << 1 | (io->subreq ? 0 : 1)) };
 		u32 h = nk_rand(&r);
 
 		nk_dispatch(env, io, h % NK_NR_CTX, (h >> 8) % 3);
