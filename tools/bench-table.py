@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""bench-table.py DIR: the table of an interleaved `make bench`.
+
+DIR holds round-<N>-<mode>.log, the console of each benchmark boot
+(tools/bench runs the two trees' boots in turn: patched, baseline,
+patched, ...).  Every figure is a line the benchmark suites print:
+
+    bench: <op> order-<n>: <value> MiB/s        (kunit/iov_iter/iov_iter_bench.c)
+    netfs-bench: <what>: <value> <unit>         (kunit/netfs/netfs_bench.c)
+
+Per row: the median and the range (min-max) of each tree over the rounds,
+the ratio of the medians as a speed-up (patched/baseline for MiB/s,
+baseline/patched for times: above 1 is ours faster either way), and a
+verdict.  A row is "ahead" or "behind" only when the two ranges do not
+overlap; otherwise it is "even", whatever the ratio says.
+"""
+
+import re
+import statistics
+import sys
+from pathlib import Path
+
+MODES = ("patched", "baseline")
+LINE = re.compile(r"(?:^|\s)(?:bench: (?P<op>[a-z_]+) (?P<order>order-\d+)|"
+                  r"netfs-bench: (?P<what>[^:]+)): (?P<value>\d+) (?P<unit>[A-Za-z/]+)")
+
+
+def read_rounds(d):
+    """{mode: {row: [values]}}, {row: unit}, rounds per mode"""
+    values = {m: {} for m in MODES}
+    units, order, rounds = {}, [], {m: 0 for m in MODES}
+    for log in sorted(d.glob("round-*-*.log")):
+        m = re.fullmatch(r"round-(\d+)-(\w+)\.log", log.name)
+        if not m or m.group(2) not in MODES:
+            continue
+        mode = m.group(2)
+        rounds[mode] += 1
+        for line in log.read_text(errors="replace").splitlines():
+            f = LINE.search(line)
+            if not f:
+                continue
+            row = (f"iov/{f['op']} {f['order']}" if f["op"] else f["what"])
+            if row not in units:
+                units[row] = f["unit"]
+                order.append(row)
+            values[mode].setdefault(row, []).append(int(f["value"]))
+    return values, units, order, rounds
+
+
+def verdict(p, b, higher):
+    if min(p) > max(b):
+        return "ahead" if higher else "behind"
+    if max(p) < min(b):
+        return "behind" if higher else "ahead"
+    return "even"
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: bench-table.py DIR")
+    d = Path(sys.argv[1])
+    values, units, order, rounds = read_rounds(d)
+    if not order:
+        sys.exit(f"bench-table.py: no benchmark figures in {d}/round-*.log")
+    print(f"rounds: {rounds['patched']} patched, {rounds['baseline']} baseline, "
+          "interleaved; median [min-max]; speed-up: above 1 is the patched tree faster")
+    print(f"{'row':34} {'patched':>22} {'baseline':>22} {'speed-up':>8}  verdict  unit")
+    counts = {"ahead": 0, "behind": 0, "even": 0}
+    for row in order:
+        p, b = values["patched"].get(row), values["baseline"].get(row)
+        if not p or not b:
+            print(f"{row:34} {'(missing on one tree)':>22}")
+            continue
+        higher = units[row] == "MiB/s"
+        pm, bm = statistics.median(p), statistics.median(b)
+        up = f"{(pm / bm if higher else bm / pm):.2f}" if pm and bm else "-"
+        v = verdict(p, b, higher)
+        counts[v] += 1
+        cell = lambda med, vs: f"{med:g} [{min(vs)}-{max(vs)}]"
+        print(f"{row:34} {cell(pm, p):>22} {cell(bm, b):>22} {up:>8}  {v:7}  {units[row]}")
+    print(f"{counts['ahead']} ahead, {counts['behind']} behind, {counts['even']} even")
+
+
+if __name__ == "__main__":
+    main()
