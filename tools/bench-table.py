@@ -66,11 +66,15 @@ def main():
     print(f"rounds: {rounds['patched']} patched, {rounds['baseline']} baseline, "
           "interleaved; median [min-max]; speed-up: above 1 is the patched tree faster")
     print(f"{'row':34} {'patched':>22} {'baseline':>22} {'speed-up':>8}  verdict  unit")
-    counts = {"ahead": 0, "behind": 0, "even": 0}
+    counts = {"ahead": 0, "behind": 0, "even": 0, "incomplete": 0}
     for row in order:
         p, b = values["patched"].get(row), values["baseline"].get(row)
-        if not p or not b:
-            print(f"{row:34} {'(missing on one tree)':>22}")
+        if (not p or not b or len(p) != rounds["patched"]
+                or len(b) != rounds["baseline"]):
+            counts["incomplete"] += 1
+            print(f"{row:34} incomplete: {len(p or [])} patched and "
+                  f"{len(b or [])} baseline figures in {rounds['patched']} + "
+                  f"{rounds['baseline']} rounds")
             continue
         higher = units[row] == "MiB/s"
         pm, bm = statistics.median(p), statistics.median(b)
@@ -79,7 +83,8 @@ def main():
         counts[v] += 1
         cell = lambda med, vs: f"{med:g} [{min(vs)}-{max(vs)}]"
         print(f"{row:34} {cell(pm, p):>22} {cell(bm, b):>22} {up:>8}  {v:7}  {units[row]}")
-    print(f"{counts['ahead']} ahead, {counts['behind']} behind, {counts['even']} even")
+    print(f"{counts['ahead']} ahead, {counts['behind']} behind, {counts['even']} even"
+          + (f", {counts['incomplete']} incomplete" if counts["incomplete"] else ""))
 
 
 if __name__ == "__main__":
