@@ -48,6 +48,20 @@ KUNIT_CONFIG=(--arch=x86_64 --kunitconfig="$REPO/.kunitconfig"
 # is stopped well before by tools/e2e-boot.py's progress watchdog.
 TIMEOUT=${TIMEOUT:-1800}
 
+# shared_libs FILE: the shared libraries FILE loads (the loader included),
+# a path a line, as this host's ldd finds them; fails, naming them, if the
+# host lacks any.  Call it as an assignment (libs=$(shared_libs F)), so
+# that under set -e its failure stops the caller.
+shared_libs() {
+	local out
+	out=$(ldd "$1") || die "ldd $1 failed"
+	if grep -q 'not found' <<< "$out"; then
+		grep 'not found' <<< "$out" | sed 's/^/    /' >&2
+		die "$1 needs libraries this host lacks: run 'make deps' (as root)"
+	fi
+	awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' <<< "$out"
+}
+
 # lock_build: hold $BUILD's lock until the script exits, so that two runs of
 # one mode (make run and make e2e, say) never build in one directory at once.
 lock_build() {
