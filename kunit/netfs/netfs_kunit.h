@@ -271,6 +271,9 @@ struct nk_expect {
  * @pre_failed: every download of @pre fails with -EIO, and @pre makes
  *	folios of the case's size: they are left in the page cache not
  *	uptodate, as a readahead that failed leaves them
+ * @pre_ok: then read this range ahead too, in order-0 folios, with every
+ *	download succeeding: folios the operation must leave alone; its
+ *	calls are not counted either
  * @folios: folio sizes it runs with (mask of NK_ONLY(); 0: all)
  * @server: the fake server's script
  * @cache: the fake cache's script
@@ -285,6 +288,7 @@ struct nk_scenario {
 	bool twice;
 	struct nk_range pre;
 	bool pre_failed;
+	struct nk_range pre_ok;
 	unsigned int folios;
 	struct nk_server server;
 	struct nk_cache cache;

@@ -460,6 +460,10 @@ void nk_run(struct kunit *test, const struct nk_scenario *sc,
 		if (sc->pre_failed)
 			nk_note_pre_left(env, file);
 	}
+	if (sc->pre_ok.len &&
+	    !nk_run_op(env, file, NK_OP_READAHEAD, sc->pre_ok.start,
+		       sc->pre_ok.len, NK_FOLIOS_SMALL))
+		goto out;
 	if (sc->twice) {
 		if (!nk_run_op(env, file, sc->op, sc->pos, sc->len, folios) ||
 		    !nk_check_folios_released(env, file, " after the first run"))

@@ -158,6 +158,19 @@ static const struct nk_scenario write_begin_scenarios[] = {
 	  .pre = NK_RANGE(SZ_16K, SZ_16K), .pre_failed = true,
 	  .expect = { .server_calls = 1, .calls = { NK_CALL(SZ_16K, SZ_16K) },
 		      .cwb_calls = 1 } },
+	/*
+	 * The same, with the folio after it uptodate in the page cache: the
+	 * read neither reads into that folio nor unlocks it.  Upstream bug
+	 * F13: its request runs into that folio, and unlocking a folio that
+	 * is not locked is a kernel BUG (a boot of its own on the baseline).
+	 */
+	{ .name = "into_failed_large_folio_next_uptodate", .size = SZ_64K,
+	  .op = NK_OP_WRITE, .pos = SZ_16K + PG + 100, .len = 200,
+	  .folios = NK_ONLY(NK_FOLIOS_LARGE),
+	  .pre = NK_RANGE(SZ_16K, SZ_16K), .pre_failed = true,
+	  .pre_ok = NK_RANGE(SZ_32K, PG),
+	  .expect = { .server_calls = 1, .calls = { NK_CALL(SZ_16K, SZ_16K) },
+		      .cwb_calls = 1 } },
 	{ .name = "into_failed_folio_page", .size = SZ_64K, .op = NK_OP_WRITE,
 	  .pos = SZ_16K + PG, .len = PG, .folios = SMALL_ONLY,
 	  .pre = NK_RANGE(SZ_16K + PG, PG), .pre_failed = true,
