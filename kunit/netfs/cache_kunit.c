@@ -42,6 +42,103 @@ static const struct nk_scenario cache_scenarios[] = {
 		     .stale = true },
 	  .expect = { .cache_reads = NK_ANY, .cache_writes = NK_ANY,
 		      .server_calls = 1, .calls = { NK_CALL(0, SZ_64K) } } },
+	/*
+	 * A cache read that fails, or turns out stale, is downloaded in
+	 * pieces that clamp_length cuts, exactly as the submission would cut
+	 * slices, inside the folios of the slice (every case also checks that
+	 * no first download is longer than the rsize).  Upstream bug F14:
+	 * kunit/known-upstream-failures.
+	 */
+	{ .name = "cache_read_fails_rsize", .size = SZ_1M,
+	  .op = NK_OP_READAHEAD, .len = SZ_64K, .server = { .rsize = SZ_16K },
+	  .cache = { .on = true, .held = { NK_RANGE(0, SZ_1M) },
+		     .faults = { NK_ERROR(1, -EIO) } },
+	  .expect = { .cache_writes = NK_ANY, .server_calls = 4,
+		      .cache_reads = 1,
+		      .calls = { NK_CALL(0, SZ_16K), NK_CALL(SZ_16K, SZ_16K),
+				 NK_CALL(SZ_32K, SZ_16K),
+				 NK_CALL(SZ_32K + SZ_16K, SZ_16K) } } },
+	/* pieces that end inside folios, whatever their size */
+	{ .name = "stale_cache_rsize_5000", .size = SZ_1M,
+	  .op = NK_OP_READAHEAD, .len = SZ_64K, .server = { .rsize = 5000 },
+	  .cache = { .on = true, .held = { NK_RANGE(0, SZ_1M) },
+		     .stale = true },
+	  .expect = { .cache_reads = NK_ANY, .cache_writes = NK_ANY,
+		      .server_calls = 14, .slices = true } },
+	/* after a short cache read, from where it stopped */
+	{ .name = "short_then_failed_cache_read_rsize", .size = SZ_1M,
+	  .op = NK_OP_READAHEAD, .len = SZ_64K, .server = { .rsize = SZ_16K },
+	  .cache = { .on = true, .held = { NK_RANGE(0, SZ_1M) },
+		     .faults = { NK_SHORT(1, 5000), NK_ERROR(2, -EIO) } },
+	  .expect = { .cache_writes = NK_ANY, .server_calls = 4,
+		      .cache_reads = 2,
+		      .calls = { NK_CALL(5000, SZ_16K),
+				 NK_CALL(5000 + SZ_16K, SZ_16K),
+				 NK_CALL(5000 + SZ_32K, SZ_16K),
+				 NK_CALL(5000 + SZ_32K + SZ_16K,
+					 SZ_64K - 5000 - SZ_32K - SZ_16K) } } },
+	/* synchronous: the pieces end before read_folio returns */
+	{ .name = "read_folio_cache_error_rsize", .size = SZ_1M,
+	  .op = NK_OP_READ_FOLIO, .pos = SZ_16K, .server = { .rsize = 1000 },
+	  .cache = { .on = true, .held = { NK_RANGE(0, SZ_1M) },
+		     .faults = { NK_ERROR(1, -EIO) } },
+	  .expect = { .cache_writes = NK_ANY, .server_calls = NK_ANY,
+		      .cache_reads = 1, .slices = true } },
+	/*
+	 * One piece failing, or one that cannot be cut (clamp_length is only
+	 * called for pieces here), fails the slice, all its folios, and
+	 * stops the cutting.
+	 */
+	{ .name = "cache_read_fails_piece_fails", .size = SZ_1M,
+	  .op = NK_OP_READAHEAD, .len = SZ_64K,
+	  .server = { .rsize = SZ_16K, .faults = { NK_ERROR(2, -EIO) } },
+	  .cache = { .on = true, .held = { NK_RANGE(0, SZ_1M) },
+		     .faults = { NK_ERROR(1, -EIO) } },
+	  .expect = { .cache_writes = NK_ANY, .server_calls = NK_ANY,
+		      .cache_reads = 1, .bad = NK_RANGE(0, SZ_64K) } },
+	{ .name = "cache_read_fails_piece_cannot_be_cut", .size = SZ_1M,
+	  .op = NK_OP_READAHEAD, .len = SZ_64K,
+	  .server = { .rsize = SZ_16K, .clamp_fail = 2 },
+	  .cache = { .on = true, .held = { NK_RANGE(0, SZ_1M) },
+		     .faults = { NK_ERROR(1, -EIO) } },
+	  .expect = { .cache_writes = NK_ANY, .server_calls = 1,
+		      .cache_reads = 1, .bad = NK_RANGE(0, SZ_64K) } },
+	/* pieces that read short, and are issued again for the rest */
+	{ .name = "cache_read_fails_pieces_short", .size = SZ_1M,
+	  .op = NK_OP_READAHEAD, .len = SZ_64K,
+	  .server = { .rsize = SZ_16K, .step = 5000 },
+	  .cache = { .on = true, .held = { NK_RANGE(0, SZ_1M) },
+		     .faults = { NK_ERROR(1, -EIO) } },
+	  .expect = { .cache_writes = NK_ANY, .server_calls = 16,
+		      .cache_reads = 1, .slices = true } },
+	/*
+	 * A first cache read without progress, then a failed one: the
+	 * download starts afresh and may make no progress once itself.
+	 */
+	{ .name = "cache_zero_then_fails", .size = SZ_1M,
+	  .op = NK_OP_READAHEAD, .len = SZ_64K,
+	  .server = { .faults = { NK_ZERO(1) } },
+	  .cache = { .on = true, .held = { NK_RANGE(0, SZ_1M) },
+		     .faults = { NK_ZERO(1), NK_ERROR(2, -EIO) } },
+	  .expect = { .cache_writes = NK_ANY, .server_calls = 2,
+		      .cache_reads = 2,
+		      .calls = { NK_CALL(0, SZ_64K),
+				 NK_CALL_DONE(0, SZ_64K, 0) } } },
+	/* a fallback between two downloads, all in one folio if large */
+	{ .name = "fallback_shares_a_folio", .size = SZ_1M,
+	  .op = NK_OP_READAHEAD, .len = SZ_16K,
+	  .cache = { .on = true, .held = { NK_RANGE(PG, PG) },
+		     .faults = { NK_ERROR(1, -EIO) } },
+	  .expect = { .server_calls = 3, .cache_reads = 1,
+		      .cache_writes = NK_ANY } },
+	/* to EOF inside a page */
+	{ .name = "cache_read_fails_rsize_to_eof", .size = 30000,
+	  .op = NK_OP_READAHEAD, .len = SZ_32K,
+	  .server = { .rsize = 5000 },
+	  .cache = { .on = true, .held = { NK_RANGE(0, SZ_32K) },
+		     .faults = { NK_ERROR(1, -EIO) } },
+	  .expect = { .cache_writes = NK_ANY, .server_calls = 6,
+		      .cache_reads = 1, .slices = true } },
 	{ .name = "no_cache_support", .size = SZ_1M, .op = NK_OP_READAHEAD,
 	  .len = SZ_64K, .server = { .rsize = SZ_16K },
 	  .cache = { .absent = true, .held = { NK_RANGE(0, SZ_1M) } },

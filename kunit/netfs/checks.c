@@ -341,9 +341,9 @@ static void nk_check_calls(struct nk_env *env)
 }
 
 /*
- * For every request: the downloads it issued (first issue of each
- * subrequest) never go beyond the i_size it started with, and, with
- * ex->slices, are exactly its rsize slicing.
+ * For every request: no download it issued goes beyond the i_size it
+ * started with or is longer than the rsize, and, with ex->slices, the
+ * first issues of its subrequests are exactly its rsize slicing.
  */
 static void nk_check_requests(struct nk_env *env)
 {
@@ -368,6 +368,10 @@ static void nk_check_requests(struct nk_env *env)
 			nk_check(env, c->start + c->len <= r->i_size,
 				 "R=%x: download {%lld, %zu} beyond i_size %lld",
 				 r->debug_id, c->start, c->len, r->i_size);
+			/* clamp_length cuts every download, falling back too */
+			nk_check(env, !rsize || c->len <= rsize,
+				 "R=%x: download {%lld, %zu} longer than the rsize %zu",
+				 r->debug_id, c->start, c->len, rsize);
 			if (!ex->slices || c->done)
 				continue;
 			nk_check(env, c->start == next &&
