@@ -15,9 +15,10 @@
 #   E2E_CMDLINE make e2e: more kernel arguments (e2e_hang=NAME: see tools/e2e/init)
 #   SEED        make soak: netfs_random's seed (default 1, as in make test)
 #   COUNT       make soak: how many scenarios (default 20000)
+#   VERBOSE=1   make bench: also where each inline read row's time goes
 
 NETFS_WORK ?= /var/tmp/netfs-kunit
-export NETFS_WORK FILTER JOBS TIMEOUT INJECT E2E_FILTER E2E_BIG_MIB E2E_SLOWDOWN E2E_CMDLINE
+export NETFS_WORK FILTER JOBS TIMEOUT INJECT E2E_FILTER E2E_BIG_MIB E2E_SLOWDOWN E2E_CMDLINE VERBOSE
 
 MODE := $(if $(filter 1 y yes,$(BASELINE)),baseline,patched)
 

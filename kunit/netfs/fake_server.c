@@ -12,6 +12,7 @@
  * calls it fails every read, so that a retry loop that never ends, ends.
  */
 
+#include <linux/ktime.h>
 #include <linux/pagemap.h>
 #include <linux/slab.h>
 #include <linux/uio.h>
@@ -122,6 +123,13 @@ static void nk_server_complete(struct nk_io *io, bool was_async)
 	/* a server that misreports: more than it was asked for, and read */
 	if (io->result >= 0)
 		io->result += io->over;
+	if (ni->env->prof.on) {
+		u64 t = ktime_get_ns();
+
+		netfs_subreq_terminated(subreq, io->result, was_async);
+		ni->env->prof.terminated += ktime_get_ns() - t;
+		return;
+	}
 	netfs_subreq_terminated(subreq, io->result, was_async);
 }
 
@@ -171,6 +179,7 @@ static void nk_issue_read(struct netfs_io_subrequest *subreq)
 	struct nk_env *env = ni->env;
 	struct nk_rreq *r = rreq->netfs_priv;
 	const struct nk_fault *f;
+	u64 t = env->prof.on ? ktime_get_ns() : 0;
 	struct nk_io how = {
 		.complete = nk_server_complete,
 		.subreq = subreq,
@@ -193,6 +202,8 @@ static void nk_issue_read(struct netfs_io_subrequest *subreq)
 	    how.result == subreq->len - subreq->transferred)
 		how.over = f->value;
 	nk_complete(env, n, &how);
+	if (env->prof.on)
+		env->prof.issue += ktime_get_ns() - t;
 }
 
 static bool nk_is_still_valid(struct netfs_io_request *rreq)

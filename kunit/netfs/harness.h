@@ -147,6 +147,13 @@ struct nk_env {
 	bool broken;			/* leave everything: teardown could hang */
 	bool bench;			/* no added delays */
 	bool unlimited;			/* no NK_CALL_LIMIT: many requests */
+	/* netfs_bench's profile of inline reads: where the time goes, in ns */
+	struct {
+		bool on;
+		u64 readahead;		/* in netfs_readahead() */
+		u64 issue;		/* in the fake server's issue_read... */
+		u64 terminated;		/* ...and its netfs_subreq_terminated() */
+	} prof;
 
 	spinlock_t lock;		/* protects rreqs and the call records */
 	struct list_head rreqs;

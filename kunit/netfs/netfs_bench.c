@@ -23,6 +23,14 @@
  *		time, and what each slice beyond the first 16 added to it),
  *		then 16 KiB slices over windows up to 256 MiB (ns per slice,
  *		including its four folios' share of building the window).
+ *
+ * With netfs_kunit.bench_profile=1 (make bench VERBOSE=1), each inline
+ * read row with an rsize also says where its time went, in ns per slice
+ * over all its runs: .../submit (in netfs_readahead(), less the fake
+ * server's issue_read), .../end (in netfs_subreq_terminated()), .../fake
+ * (the fake server's own work: recording the call, copying the data) and
+ * .../vm (the rest of kernel_read(): the page cache, readahead's folios,
+ * the copy out).  Only the first two are the library's.
  */
 
 #include <linux/ktime.h>
@@ -35,6 +43,11 @@
 #define NB_FILE		SZ_64M
 #define NB_CHUNK	SZ_1M	/* kernel_read() size */
 #define NB_RUNS		5
+
+static bool bench_profile;
+module_param(bench_profile, bool, 0444);
+MODULE_PARM_DESC(bench_profile,
+		 "Print where the inline read rows' time goes (ns per slice)");
 
 struct nb_env {
 	struct nk_env *env;
@@ -94,10 +107,18 @@ static u64 nb_mibps(u64 bytes, u64 ns)
 	return ns ? div64_u64(bytes * NSEC_PER_SEC, ns) >> 20 : 0;
 }
 
-/* Best of NB_RUNS cold kernel_read()s of the whole file: MiB/s */
-static u64 nb_read(struct kunit *test, struct nb_env *nb, bool empty_store)
+static void nb_print(struct kunit *test, const char *what, u64 value,
+		     const char *unit)
 {
-	u64 best = U64_MAX;
+	kunit_info(test, "netfs-bench: %s: %llu %s\n", what, value, unit);
+}
+
+/* Best of NB_RUNS cold kernel_read()s of the whole file: MiB/s */
+static u64 nb_read(struct kunit *test, struct nb_env *nb, bool empty_store,
+		   const char *profile, size_t rsize)
+{
+	struct nk_env *env = nb->env;
+	u64 best = U64_MAX, total = 0;
 	void *buf = vmalloc(NB_CHUNK);
 	int run;
 
@@ -105,6 +126,10 @@ static u64 nb_read(struct kunit *test, struct nb_env *nb, bool empty_store)
 		KUNIT_FAIL(test, "no memory");
 		return 0;
 	}
+	/* only inline reads run all their library work in this thread */
+	memset(&env->prof, 0, sizeof(env->prof));
+	env->prof.on = bench_profile && profile && rsize &&
+		       env->ctx == NK_CTX_INLINE;
 	for (run = 0; run < NB_RUNS; run++) {
 		loff_t pos = 0;
 		u64 t;
@@ -119,17 +144,30 @@ static u64 nb_read(struct kunit *test, struct nb_env *nb, bool empty_store)
 				break;
 			}
 		}
-		best = min(best, ktime_get_ns() - t);
+		t = ktime_get_ns() - t;
+		best = min(best, t);
+		total += t;
 	}
 	vfree(buf);
 	nk_quiesce(nb->env);
-	return nb_mibps(NB_FILE, best);
-}
+	if (env->prof.on) {
+		u64 n = NB_RUNS * (NB_FILE / rsize);
+		char what[80];
 
-static void nb_print(struct kunit *test, const char *what, u64 value,
-		     const char *unit)
-{
-	kunit_info(test, "netfs-bench: %s: %llu %s\n", what, value, unit);
+		env->prof.on = false;
+		snprintf(what, sizeof(what), "%s/submit", profile);
+		nb_print(test, what, div64_u64(env->prof.readahead -
+					       env->prof.issue, n), "ns");
+		snprintf(what, sizeof(what), "%s/end", profile);
+		nb_print(test, what, div64_u64(env->prof.terminated, n), "ns");
+		snprintf(what, sizeof(what), "%s/fake", profile);
+		nb_print(test, what, div64_u64(env->prof.issue -
+					       env->prof.terminated, n), "ns");
+		snprintf(what, sizeof(what), "%s/vm", profile);
+		nb_print(test, what, div64_u64(total - env->prof.readahead, n),
+			 "ns");
+	}
+	return nb_mibps(NB_FILE, best);
 }
 
 static void netfs_bench_ceiling(struct kunit *test)
@@ -184,7 +222,9 @@ static void netfs_bench_read(struct kunit *test)
 				if (!rsizes[r])
 					snprintf(what, sizeof(what), "read/rsize-any/%s/%s",
 						 nb_folio_names[f], nb_ctx_names[c]);
-				nb_print(test, what, nb_read(test, nb, false), "MiB/s");
+				nb_print(test, what,
+					 nb_read(test, nb, false, what, rsizes[r]),
+					 "MiB/s");
 				nb_teardown(nb);
 			}
 }
@@ -206,13 +246,13 @@ static void netfs_bench_cache(struct kunit *test)
 			return;
 		snprintf(what, sizeof(what), "cache/copy-to-cache/%s",
 			 nb_folio_names[f]);
-		nb_print(test, what, nb_read(test, nb, true), "MiB/s");
+		nb_print(test, what, nb_read(test, nb, true, NULL, 0), "MiB/s");
 		snprintf(what, sizeof(what), "cache/from-cache/%s",
 			 nb_folio_names[f]);
 		if (nk_cache_fill(NK_I(file_inode(nb->file)), 0, NB_FILE, false))
 			KUNIT_FAIL(test, "%s: cannot fill the cache", what);
 		else
-			nb_print(test, what, nb_read(test, nb, false), "MiB/s");
+			nb_print(test, what, nb_read(test, nb, false, NULL, 0), "MiB/s");
 		nb_teardown(nb);
 	}
 }
