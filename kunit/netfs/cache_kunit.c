@@ -46,7 +46,7 @@ static const struct nk_scenario cache_scenarios[] = {
 	 * A cache read that fails, or turns out stale, is downloaded in
 	 * pieces that clamp_length cuts, exactly as the submission would cut
 	 * slices, inside the folios of the slice (every case also checks that
-	 * no first download is longer than the rsize).  Upstream bug F14:
+	 * no download is longer than the rsize).  Upstream bug F14:
 	 * kunit/known-upstream-failures.
 	 */
 	{ .name = "cache_read_fails_rsize", .size = SZ_1M,
