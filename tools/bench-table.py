@@ -14,6 +14,15 @@ the ratio of the medians as a speed-up (patched/baseline for MiB/s,
 baseline/patched for times: above 1 is ours faster either way), and a
 verdict.  A row is "ahead" or "behind" only when the two ranges do not
 overlap; otherwise it is "even", whatever the ratio says.
+
+The profile rows of `make bench VERBOSE=1` (<row>/submit, /end, /fake,
+/vm) get no verdict ("info"): how the library's work splits between
+submit and end differs by design between the trees (upstream unlocks an
+inline read's folios at the end of its submission, ours as each slice
+ends).  Below the table, per profiled row: the library's share per slice
+(submit + end) with its verdict, and the ceiling: how much faster than
+upstream a read of that row could be if the library cost nothing, that
+is upstream's total over its fake + vm, the work both trees share.
 """
 
 import re
@@ -48,6 +57,36 @@ def read_rounds(d):
     return values, units, order, rounds
 
 
+PHASES = ("submit", "end", "fake", "vm")
+
+
+def is_phase(row):
+    return row.rsplit("/", 1)[-1] in PHASES and "/" in row
+
+
+def profile(values, order):
+    """The lines below the table: per profiled row, library share and ceiling"""
+    rows = sorted({r.rsplit("/", 1)[0] for r in order if is_phase(r)},
+                  key=lambda r: order.index(f"{r}/submit") if f"{r}/submit" in order else 0)
+    out = []
+    for row in rows:
+        ph = {m: [values[m].get(f"{row}/{x}") for x in PHASES] for m in MODES}
+        if any(v is None or len(v) != len(ph[m][0]) for m in MODES for v in ph[m]):
+            out.append(f"{row}: incomplete profile")
+            continue
+        lib = {m: [s + e for s, e in zip(ph[m][0], ph[m][1])] for m in MODES}
+        shared = [f + v for f, v in zip(ph["baseline"][2], ph["baseline"][3])]
+        total = [lb + sh for lb, sh in zip(lib["baseline"], shared)]
+        pm, bm = statistics.median(lib["patched"]), statistics.median(lib["baseline"])
+        ceiling = statistics.median([t / sh for t, sh in zip(total, shared) if sh])
+        out.append(f"{row}: library {pm:g} ns/slice [{min(lib['patched'])}-"
+                   f"{max(lib['patched'])}] against {bm:g} [{min(lib['baseline'])}-"
+                   f"{max(lib['baseline'])}], {bm / pm:.2f} ({verdict(lib['patched'], lib['baseline'], False)}); "
+                   f"shared fake+vm {statistics.median(shared):g} ns/slice; "
+                   f"a library costing nothing: {ceiling:.2f}x upstream at most")
+    return out
+
+
 def verdict(p, b, higher):
     if min(p) > max(b):
         return "ahead" if higher else "behind"
@@ -79,12 +118,20 @@ def main():
         higher = units[row] == "MiB/s"
         pm, bm = statistics.median(p), statistics.median(b)
         up = f"{(pm / bm if higher else bm / pm):.2f}" if pm and bm else "-"
-        v = verdict(p, b, higher)
-        counts[v] += 1
+        if is_phase(row):
+            v = "info"
+        else:
+            v = verdict(p, b, higher)
+            counts[v] += 1
         cell = lambda med, vs: f"{med:g} [{min(vs)}-{max(vs)}]"
         print(f"{row:34} {cell(pm, p):>22} {cell(bm, b):>22} {up:>8}  {v:7}  {units[row]}")
     print(f"{counts['ahead']} ahead, {counts['behind']} behind, {counts['even']} even"
           + (f", {counts['incomplete']} incomplete" if counts["incomplete"] else ""))
+    lines = profile(values, order)
+    if lines:
+        print("where an inline slice's time goes (VERBOSE=1): patched against baseline")
+        for line in lines:
+            print("  " + line)
 
 
 if __name__ == "__main__":
