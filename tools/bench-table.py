@@ -61,27 +61,30 @@ PHASES = ("submit", "end", "fake", "vm")
 
 
 def is_phase(row):
-    return row.rsplit("/", 1)[-1] in PHASES and "/" in row
+    return row.rsplit("/", 1)[-1] in PHASES
+
+
+def cell(med, vs):
+    return f"{med:g} [{min(vs)}-{max(vs)}]"
 
 
 def profile(values, order):
     """The lines below the table: per profiled row, library share and ceiling"""
-    rows = sorted({r.rsplit("/", 1)[0] for r in order if is_phase(r)},
-                  key=lambda r: order.index(f"{r}/submit") if f"{r}/submit" in order else 0)
     out = []
-    for row in rows:
+    for row in (r[:-len("/submit")] for r in order if r.endswith("/submit")):
         ph = {m: [values[m].get(f"{row}/{x}") for x in PHASES] for m in MODES}
         if any(v is None or len(v) != len(ph[m][0]) for m in MODES for v in ph[m]):
             out.append(f"{row}: incomplete profile")
             continue
         lib = {m: [s + e for s, e in zip(ph[m][0], ph[m][1])] for m in MODES}
         shared = [f + v for f, v in zip(ph["baseline"][2], ph["baseline"][3])]
-        total = [lb + sh for lb, sh in zip(lib["baseline"], shared)]
         pm, bm = statistics.median(lib["patched"]), statistics.median(lib["baseline"])
-        ceiling = statistics.median([t / sh for t, sh in zip(total, shared) if sh])
-        out.append(f"{row}: library {pm:g} ns/slice [{min(lib['patched'])}-"
-                   f"{max(lib['patched'])}] against {bm:g} [{min(lib['baseline'])}-"
-                   f"{max(lib['baseline'])}], {bm / pm:.2f} ({verdict(lib['patched'], lib['baseline'], False)}); "
+        ceiling = statistics.median([(lb + sh) / sh
+                                     for lb, sh in zip(lib["baseline"], shared) if sh])
+        out.append(f"{row}: library {cell(pm, lib['patched'])} ns/slice against "
+                   f"{cell(bm, lib['baseline'])}, "
+                   f"{(f'{bm / pm:.2f}' if pm else '-')} "
+                   f"({verdict(lib['patched'], lib['baseline'], False)}); "
                    f"shared fake+vm {statistics.median(shared):g} ns/slice; "
                    f"a library costing nothing: {ceiling:.2f}x upstream at most")
     return out
@@ -123,7 +126,6 @@ def main():
         else:
             v = verdict(p, b, higher)
             counts[v] += 1
-        cell = lambda med, vs: f"{med:g} [{min(vs)}-{max(vs)}]"
         print(f"{row:34} {cell(pm, p):>22} {cell(bm, b):>22} {up:>8}  {v:7}  {units[row]}")
     print(f"{counts['ahead']} ahead, {counts['behind']} behind, {counts['even']} even"
           + (f", {counts['incomplete']} incomplete" if counts["incomplete"] else ""))
