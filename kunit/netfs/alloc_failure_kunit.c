@@ -71,6 +71,15 @@ static const struct nk_nomem_class nk_nomem_classes[] = {
 		     .pos = 5000, .len = 3000,
 		     .cache = { .on = true, .cookie = true,
 				.held = { NK_RANGE(0, SZ_4K) } }) } },
+	/* the bounce buffer, and the scratch block of a partial one */
+	{ { NK_NOMEM(.name = "crypt_16k_readahead_copy_to_cache",
+		     .size = SZ_64K, .crypt = SZ_16K, .op = NK_OP_READAHEAD,
+		     .len = SZ_32K, .server = { .rsize = SZ_8K },
+		     .cache = { .on = true }) } },
+	{ { NK_NOMEM(.name = "crypt_64k_read_folio", .size = SZ_64K - 1000,
+		     .crypt = SZ_64K, .op = NK_OP_READ_FOLIO, .pos = SZ_16K,
+		     .len = PAGE_SIZE, .server = { .rsize = SZ_16K }) },
+	  NK_FOLIOS_LARGE },
 };
 
 /*
@@ -263,6 +272,8 @@ static void alloc_failure_run(struct kunit *test)
 	if (!nk_knobs_set)
 		kunit_skip(test,
 			   "needs FAILSLAB, FAIL_PAGE_ALLOC and FAULT_INJECTION_DEBUG_FS");
+	if (c->sc.crypt && !IS_ENABLED(CONFIG_NETFS_CONTENT_CRYPTO))
+		kunit_skip(test, "this netfs library has no content encryption");
 	KUNIT_ASSERT_NOT_NULL(test, scratch);
 	for (nth = 1; nth <= NK_MAX_NTH && injected && !broken; nth++) {
 		unsigned int before = nk_failures();

@@ -83,6 +83,12 @@ static void nk_check_bookkeeping(struct nk_env *env)
 		 atomic_read(&n->occupancy));
 	nk_check(env, !env->overflow,
 		 "more than %d calls: a retry loop does not end", NK_CALL_LIMIT);
+	nk_check(env, !atomic_read(&n->bad_decrypts),
+		 "%d of %d decrypts were of a partial block or could not sleep",
+		 atomic_read(&n->bad_decrypts), atomic_read(&n->decrypts));
+	nk_check(env, !atomic_read(&n->early),
+		 "%d of %d decrypts found a folio of their block uptodate and unlocked without its plaintext",
+		 atomic_read(&n->early), atomic_read(&n->decrypts));
 }
 
 struct nk_page_cache_walk {
@@ -246,11 +252,14 @@ static void nk_check_cache_store(struct nk_env *env, struct file *file, u8 *scra
 
 	if (ni->stale)
 		return;
-	xa_for_each(&ni->store, index, page)
-		if (!xa_is_value(page) &&
-		    !nk_compare(env, ni, "cache", (loff_t)index << PAGE_SHIFT,
-				page, PAGE_SIZE, scratch, false))
-			break;
+	if (env->sc->crypt)
+		nk_check_stored(env, ni);
+	else
+		xa_for_each(&ni->store, index, page)
+			if (!xa_is_value(page) &&
+			    !nk_compare(env, ni, "cache", (loff_t)index << PAGE_SHIFT,
+					page, PAGE_SIZE, scratch, false))
+				break;
 	for (p = cached->start; p < cached->start + cached->len; p += PAGE_SIZE)
 		nk_check(env, nk_held(ni, p), "cache does not hold %lld", p);
 }
@@ -355,8 +364,11 @@ static void nk_check_requests(struct nk_env *env)
 	unsigned int i;
 
 	list_for_each_entry(r, &env->rreqs, link) {
+		/* an encrypted file's ciphertext ends at a block's end */
+		loff_t i_size = env->sc->crypt ?
+			round_up(r->i_size, env->sc->crypt) : r->i_size;
 		loff_t next = r->start;
-		loff_t end = min(r->end, r->i_size);
+		loff_t end = min(r->end, i_size);
 
 		nr_req++;
 		readpage |= r->origin == NETFS_READPAGE;
@@ -365,9 +377,9 @@ static void nk_check_requests(struct nk_env *env)
 
 			if (c->op != NK_CALL_ISSUE || c->rreq != r->debug_id)
 				continue;
-			nk_check(env, c->start + c->len <= r->i_size,
+			nk_check(env, c->start + c->len <= i_size,
 				 "R=%x: download {%lld, %zu} beyond i_size %lld",
-				 r->debug_id, c->start, c->len, r->i_size);
+				 r->debug_id, c->start, c->len, i_size);
 			/* clamp_length cuts every download, falling back too */
 			nk_check(env, !rsize || c->len <= rsize,
 				 "R=%x: download {%lld, %zu} longer than the rsize %zu",
@@ -540,6 +552,7 @@ void nk_check_all(struct nk_env *env, u8 *scratch)
 	unsigned int i;
 
 	nk_check_bookkeeping(env);
+	nk_check_buffers(env, true);
 	for (i = 0; i < env->nr_files; i++) {
 		nk_check_page_cache(env, env->files[i], scratch);
 		nk_check_cache_store(env, env->files[i], scratch);
@@ -547,7 +560,8 @@ void nk_check_all(struct nk_env *env, u8 *scratch)
 	}
 	nk_check_calls(env);
 	nk_check_requests(env);
+	/* an encrypted file's read_folio reads whole blocks */
 	if (sc->op == NK_OP_READ_FOLIO && !sc->expect.error && !sc->cache.on &&
-	    !sc->expect.may_fail)
+	    !sc->expect.may_fail && !sc->crypt)
 		nk_check_folio_request(env);
 }

@@ -147,8 +147,10 @@ static ssize_t nk_cache_take(struct nk_inode *ni, loff_t pos,
 {
 	size_t count = iov_iter_count(iter);
 
-	nk_walk_folios(ni->netfs.inode.i_mapping, pos, pos + count,
-		       nk_count_unmarked, ni->env);
+	/* an encrypted file's are not: the write reads a buffer of its own */
+	if (!ni->env->sc->crypt)
+		nk_walk_folios(ni->netfs.inode.i_mapping, pos, pos + count,
+			       nk_count_unmarked, ni->env);
 	return nk_store_write(ni, pos, count, iter) < count ? -ENOBUFS : count;
 }
 
@@ -202,6 +204,8 @@ static int nk_cache_read(struct netfs_cache_resources *cres, loff_t start_pos,
 
 	call = nk_record(env, NK_CALL_CACHE_READ, nk_cres_rreq(cres), start_pos,
 			 count, 0, read_hole);
+	if (env->sc->crypt)
+		nk_note_buffer(env, iter, count);
 	/* prepare_read sent only what the cache holds this way */
 	for (p = start_pos; read_hole != NETFS_READ_HOLE_CLEAR &&
 	     p < start_pos + count; p = round_down(p, PAGE_SIZE) + PAGE_SIZE)
@@ -235,8 +239,9 @@ static int nk_cache_write(struct netfs_cache_resources *cres, loff_t start_pos,
 	might_sleep();	/* cachefiles starts a kiocb write */
 	call = nk_record(env, NK_CALL_CACHE_WRITE, nk_cres_rreq(cres), start_pos,
 			 count, 0, 0);
-	nk_walk_folios(ni->netfs.inode.i_mapping, start_pos, start_pos + count,
-		       nk_count_unmarked, env);
+	if (!env->sc->crypt)
+		nk_walk_folios(ni->netfs.inode.i_mapping, start_pos,
+			       start_pos + count, nk_count_unmarked, env);
 	if (env->sc->cache.write_error)
 		return nk_complete_cache_io(env, call, term_func, term_func_priv,
 					    env->sc->cache.write_error, NULL, 0, NULL);
@@ -374,8 +379,8 @@ int nk_cache_fill(struct nk_inode *ni, loff_t start, loff_t len, bool junk)
 			return -ENOMEM;
 		if (junk)
 			memcpy(page, nk_pattern(NK_ALT_ID + 1, p), PAGE_SIZE);
-		else
-			nk_expected(ni, p, page, PAGE_SIZE, false);
+		else if (nk_stored(ni, p, page, PAGE_SIZE, false))
+			memset(page, 0, PAGE_SIZE);
 		old = xa_store_bh(&ni->store, p >> PAGE_SHIFT, page, GFP_KERNEL);
 		if (xa_is_err(old)) {
 			kfree(page);

@@ -100,7 +100,18 @@ static void nk_server_complete(struct nk_io *io, bool was_async)
 	struct iov_iter iter;
 	size_t done = 0;
 
-	if (io->result > 0) {
+	if (io->result > 0 && io->data) {
+		/* encrypted: into the library's buffer, not the page cache */
+#ifdef CONFIG_NETFS_CONTENT_CRYPTO
+		netfs_subreq_iter(subreq, &iter);
+		nk_note_buffer(ni->env, &iter, io->result);
+		done = copy_to_iter(io->data, io->result, &iter);
+#endif
+		if (done < io->result) {
+			atomic_inc(&ni->env->n.violations);
+			io->result = -EFAULT;
+		}
+	} else if (io->result > 0) {
 		iov_iter_xarray(&iter, ITER_DEST, &subreq->rreq->mapping->i_pages,
 				io->pos, io->result);
 		while (done < io->result) {
@@ -118,6 +129,7 @@ static void nk_server_complete(struct nk_io *io, bool was_async)
 			io->result = -EFAULT;
 		}
 	}
+	kvfree(io->data);
 	if (io->held)
 		WRITE_ONCE(ni->env->released, true);
 	/* a server that misreports: more than it was asked for, and read */
@@ -140,6 +152,7 @@ static ssize_t nk_server_result(struct nk_inode *ni, unsigned int n,
 {
 	const struct nk_server *ss = &ni->env->sc->server;
 	const struct nk_fault *f = nk_find_fault(ss->faults, n);
+	loff_t end;
 	ssize_t bytes;
 
 	if (ss->resize_at && n == ss->resize_at) {
@@ -153,7 +166,8 @@ static ssize_t nk_server_result(struct nk_inode *ni, unsigned int n,
 		/* the server's file ends here, and the client does not know */
 		nk_set_content(ni, min_t(loff_t, ni->content, pos + f->value));
 
-	bytes = pos < ni->content ? min_t(loff_t, avail, ni->content - pos) : 0;
+	end = nk_stored_end(ni);
+	bytes = pos < end ? min_t(loff_t, avail, end - pos) : 0;
 	if (ss->step)
 		bytes = min_t(size_t, bytes, ss->step);
 	if (f && f->kind == NK_FAULT_ERROR)
@@ -164,7 +178,7 @@ static ssize_t nk_server_result(struct nk_inode *ni, unsigned int n,
 		bytes = 0;
 	if (ni->env->in_pre && ni->env->sc->pre_failed)
 		bytes = -EIO;
-	if (bytes >= 0 && bytes < avail && pos + bytes >= ni->content &&
+	if (bytes >= 0 && bytes < avail && pos + bytes >= end &&
 	    (ss->clear_tail || (f && f->kind == NK_FAULT_CLEAR_TAIL)))
 		set_bit(NETFS_SREQ_CLEAR_TAIL, &subreq->flags);
 	if (READ_ONCE(ni->env->overflow))
@@ -201,6 +215,12 @@ static void nk_issue_read(struct netfs_io_subrequest *subreq)
 	if (f && f->kind == NK_FAULT_OVER &&
 	    how.result == subreq->len - subreq->transferred)
 		how.over = f->value;
+	/* an encrypted file's ciphertext is made now, where it may sleep */
+	if (env->sc->crypt && how.result > 0) {
+		how.data = kvmalloc(how.result, GFP_KERNEL);
+		if (!how.data || nk_stored(ni, how.pos, how.data, how.result, true))
+			how.result = -ENOMEM;
+	}
 	nk_complete(env, n, &how);
 	if (env->prof.on)
 		env->prof.issue += ktime_get_ns() - t;
@@ -281,6 +301,9 @@ const struct netfs_request_ops nk_netfs_ops = {
 	.is_still_valid		= nk_is_still_valid,
 	.check_write_begin	= nk_check_write_begin,
 	.done			= nk_done,
+#ifdef CONFIG_NETFS_CONTENT_CRYPTO
+	.crypto			= &nk_crypto_ops,
+#endif
 };
 
 /* The same without any cache support (nk_cache.absent) */
@@ -292,4 +315,7 @@ const struct netfs_request_ops nk_netfs_ops_nocache = {
 	.issue_read		= nk_issue_read,
 	.check_write_begin	= nk_check_write_begin,
 	.done			= nk_done,
+#ifdef CONFIG_NETFS_CONTENT_CRYPTO
+	.crypto			= &nk_crypto_ops,
+#endif
 };

@@ -11,6 +11,8 @@
  *   folios.c       byte ranges, and the page cache as the harness walks it
  *   io.c           the fakes' call records and completions, and the
  *                  waits that watch them (the watchdog)
+ *   crypt.c        what the server stores; content encryption, and the
+ *                  decrypt hook
  *   fake_cache.c   the netfs_cache_ops and the cache's store
  *   fake_server.c  the netfs_request_ops
  *   testfs.c       the test filesystem and the per-case environment
@@ -37,6 +39,8 @@
 #include <linux/xarray.h>
 
 #include "netfs_kunit.h"
+
+struct crypto_sync_skcipher;
 
 #define NK_ALT_ID	1000		/* content of writes and of stale caches */
 #define NK_MAX_CALLS	1200		/* calls recorded */
@@ -126,6 +130,9 @@ struct nk_counts {
 	atomic_t hole_reads;		/* cache reads of what it does not hold */
 	atomic_t dirty_slices;		/* prepare_read of a slice with flags */
 	atomic_t occupancy;		/* query_occupancy calls */
+	atomic_t decrypts;		/* decrypt hook calls... */
+	atomic_t bad_decrypts;		/* ...of a partial block, or atomic */
+	atomic_t early;			/* ...with a folio uptodate too soon */
 };
 
 struct nk_env {
@@ -162,6 +169,7 @@ struct nk_env {
 	bool overflow;			/* more than NK_CALL_LIMIT calls */
 	struct nk_counts n;
 	unsigned int leftover;		/* folios ->readahead did not take */
+	struct xarray buffers;		/* bounce folios seen (crypt.c), held */
 	struct nk_range folio_range;	/* the folio NK_OP_READ_FOLIO made */
 	struct nk_range pre_left;	/* the span a failed pre left not uptodate */
 	bool have_stats;		/* netfs_stats_show() gives rr= and sr= */
@@ -182,6 +190,7 @@ struct nk_inode {
 	unsigned int id;
 	loff_t content;			/* bytes below this hold the pattern */
 	struct nk_range overlay;	/* bytes written by the test */
+	struct nk_range writing;	/* what a write of the test is writing */
 	loff_t floor;			/* lowest content ever (nk_set_content()) */
 	struct nk_range zeros;		/* the server's file is sparse here */
 	/*
@@ -190,6 +199,7 @@ struct nk_inode {
 	 */
 	struct xarray store;
 	bool stale;
+	struct crypto_sync_skcipher *tfm;	/* sc->crypt: the file's key */
 };
 
 #define NK_HOLE		xa_mk_value(0)
@@ -212,6 +222,7 @@ struct nk_io {
 	struct iov_iter iter;
 	bool held;				/* server.hold kept it back */
 	size_t over;				/* reported beyond result */
+	u8 *data;				/* server read: nk_stored() */
 };
 
 static inline struct nk_inode *NK_I(struct inode *inode)
@@ -265,6 +276,17 @@ bool nk_wait(struct nk_env *env,
 	     bool (*until)(struct nk_env *env, const int *now, void *arg),
 	     void *arg, int now[8]);
 bool nk_quiesce(struct nk_env *env);
+
+/* crypt.c */
+int nk_crypt_file(struct nk_inode *ni);
+loff_t nk_stored_end(struct nk_inode *ni);
+int nk_stored(struct nk_inode *ni, loff_t pos, u8 *buf, size_t n, bool served);
+void nk_check_stored(struct nk_env *env, struct nk_inode *ni);
+void nk_note_buffer(struct nk_env *env, const struct iov_iter *iter, size_t n);
+void nk_check_buffers(struct nk_env *env, bool check);
+#ifdef CONFIG_NETFS_CONTENT_CRYPTO
+extern const struct netfs_crypto_ops nk_crypto_ops;
+#endif
 
 /* fake_server.c */
 extern const struct netfs_request_ops nk_netfs_ops;

@@ -275,6 +275,12 @@ struct nk_expect {
  *	download succeeding: folios the operation must leave alone; its
  *	calls are not counted either
  * @folios: folio sizes it runs with (mask of NK_ONLY(); 0: all)
+ * @crypt: the file's content is encrypted in blocks of this size (0:
+ *	plaintext): the server stores, and the cache may only hold, its
+ *	ciphertext (crypt.c).  Skipped where the library has no content
+ *	encryption.  expect.bad is rounded out to whole blocks.
+ * @corrupt: the server's ciphertext of the blocks overlapping this range
+ *	is corrupted: they fail to decrypt, with -EBADMSG
  * @server: the fake server's script
  * @cache: the fake cache's script
  * @expect: what must be seen
@@ -290,6 +296,8 @@ struct nk_scenario {
 	bool pre_failed;
 	struct nk_range pre_ok;
 	unsigned int folios;
+	size_t crypt;
+	struct nk_range corrupt;
 	struct nk_server server;
 	struct nk_cache cache;
 	struct nk_expect expect;
@@ -308,6 +316,9 @@ struct nk_table {
 const void *nk_gen_params(const struct nk_table *table, const void *prev,
 			  char *desc);
 void nk_run_param(struct kunit *test, const struct nk_table *table);
+const struct nk_scenario *nk_param_scenario(const struct nk_table *table,
+					    unsigned long param, enum nk_ctx *ctx,
+					    enum nk_folios *folios);
 
 int nk_suite_init(struct kunit_suite *suite);
 void nk_suite_exit(struct kunit_suite *suite);

@@ -7,8 +7,9 @@
  * operation, what the server does (rsize, short reads, faults on random
  * calls, a file that changes size, expansion), what the cache does (absent,
  * declined or on, what it holds, stale, faulty reads, failing writes,
- * granule), each call's completion context and delay (server.mix), and the
- * folio size.  It then runs like a table entry (nk_run()), with the checks
+ * granule), content encryption and its block size, each call's
+ * completion context and delay (server.mix), and the folio size.  It
+ * then runs like a table entry (nk_run()), with the checks
  * that hold for every scenario: a scenario with a fault the helper may not
  * recover from is marked may_fail, which lets the operation fail and
  * folios stay not uptodate, and nothing else.
@@ -334,6 +335,17 @@ static bool nk_may_fail(const struct nk_scenario *sc)
 		(sc->cache.begin_error && sc->cache.begin_error != -ENOBUFS);
 }
 
+/* Does the server's file change under the scenario? */
+static bool nk_changes(const struct nk_scenario *sc)
+{
+	unsigned int i;
+
+	for (i = 0; i < NK_MAX_FAULTS; i++)
+		if (sc->server.faults[i].kind == NK_FAULT_CLEAR_TAIL)
+			return true;
+	return sc->server.resize_at || sc->op == NK_OP_TRUNCATE;
+}
+
 /**
  * nk_draw - draw scenario index of seed into sc
  * @sc: filled in (name points into @name)
@@ -345,6 +357,7 @@ static void nk_draw(struct nk_scenario *sc, char *name, u64 seed,
 		    unsigned int index)
 {
 	struct nk_rng r = { .s = seed * 0xff51afd7ed558ccdULL ^ index };
+	unsigned int crypt;
 
 	nk_rand(&r);
 	memset(sc, 0, sizeof(*sc));
@@ -370,6 +383,19 @@ static void nk_draw(struct nk_scenario *sc, char *name, u64 seed,
 	if (sc->server.rsize && nk_avoid("F14")) {
 		memset(sc->cache.faults, 0, sizeof(sc->cache.faults));
 		sc->cache.stale = false;
+	}
+	/*
+	 * One in eight files of up to 256 KiB (xts(aes) is slow in the
+	 * guest) is encrypted, in blocks of 512 bytes to 64 KiB, where the
+	 * library can, and unless the file is sparse (its zeroes are no
+	 * ciphertext) or changes (the cache's old ciphertext would be
+	 * neither the old file's nor the new one's).
+	 */
+	crypt = nk_below(&r, 64);
+	if (crypt < 8 && sc->size <= SZ_256K && !sc->cache.hole.len &&
+	    !nk_changes(sc) && IS_ENABLED(CONFIG_NETFS_CONTENT_CRYPTO)) {
+		sc->crypt = 512 << crypt;
+		snprintf(name, 32, "random_crypt_%llu_%u", seed, index);
 	}
 	sc->expect = (struct nk_expect){ NK_ANY_CALLS,
 					 .may_fail = nk_may_fail(sc) };
@@ -464,6 +490,8 @@ static void nk_print(struct kunit *test, const struct nk_scenario *sc)
 	nk_add(&l, "\t\t.folios = NK_ONLY(%s),",
 	       sc->folios == NK_ONLY(NK_FOLIOS_LARGE) ? "NK_FOLIOS_LARGE" :
 	       "NK_FOLIOS_SMALL");
+	if (sc->crypt)
+		nk_add(&l, " .crypt = %zu,", sc->crypt);
 	if (sc->pre.len)
 		nk_add(&l, " .pre = NK_RANGE(%lld, %lld),%s", sc->pre.start, sc->pre.len,
 		       sc->pre_failed ? " .pre_failed = true," : "");

@@ -182,7 +182,9 @@ long nk_do_job(struct nk_job *job)
 		folio_put(folio);
 		return 0;
 	case NK_OP_WRITE:
+		ni->writing = (struct nk_range){ .start = pos, .len = job->len };
 		ret = kernel_write(job->file, job->buf, job->len, &pos);
+		ni->writing = (struct nk_range){};
 		if (ret > 0) {
 			ni->overlay.start = job->pos;
 			ni->overlay.len = ret;
@@ -432,6 +434,8 @@ void nk_run(struct kunit *test, const struct nk_scenario *sc,
 
 	if (sc->cache.cookie && !IS_ENABLED(CONFIG_FSCACHE))
 		kunit_skip(test, "a cache cookie needs CONFIG_FSCACHE");
+	if (sc->crypt && !IS_ENABLED(CONFIG_NETFS_CONTENT_CRYPTO))
+		kunit_skip(test, "this netfs library has no content encryption");
 	/* the call number would be held in the first run too */
 	KUNIT_ASSERT_FALSE_MSG(test, sc->server.hold && (sc->pre.len || sc->twice),
 			       "server.hold cannot be combined with pre or twice");
@@ -553,14 +557,37 @@ const void *nk_gen_params(const struct nk_table *table, const void *prev,
 }
 
 /**
+ * nk_param_scenario - what a parameter of nk_gen_params() stands for
+ * @table: the table
+ * @param: the parameter
+ * @ctx: set to its completion context
+ * @folios: set to its folio size
+ *
+ * Return: its scenario.
+ */
+const struct nk_scenario *nk_param_scenario(const struct nk_table *table,
+					    unsigned long param, enum nk_ctx *ctx,
+					    enum nk_folios *folios)
+{
+	unsigned long n = param - 1;
+
+	*ctx = n % NK_NR_CTX;
+	*folios = (n / NK_NR_CTX) % NK_NR_FOLIOS;
+	return &table->scenarios[n / (NK_NR_CTX * NK_NR_FOLIOS)];
+}
+
+/**
  * nk_run_param - run the scenario a parameter from nk_gen_params() names
  * @test: the test case
  * @table: the scenarios
  */
 void nk_run_param(struct kunit *test, const struct nk_table *table)
 {
-	unsigned long n = (unsigned long)test->param_value - 1;
+	const struct nk_scenario *sc;
+	enum nk_folios folios;
+	enum nk_ctx ctx;
 
-	nk_run(test, &table->scenarios[n / (NK_NR_CTX * NK_NR_FOLIOS)],
-	       n % NK_NR_CTX, (n / NK_NR_CTX) % NK_NR_FOLIOS);
+	sc = nk_param_scenario(table, (unsigned long)test->param_value, &ctx,
+			       &folios);
+	nk_run(test, sc, ctx, folios);
 }

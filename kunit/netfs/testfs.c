@@ -19,6 +19,7 @@
  * it alone when the case broke it.
  */
 
+#include <crypto/skcipher.h>
 #include <kunit/test.h>
 #include <linux/file.h>
 #include <linux/fs.h>
@@ -61,6 +62,8 @@ static void nk_evict_inode(struct inode *inode)
 		if (!xa_is_value(page))
 			kfree(page);
 	xa_destroy(&ni->store);
+	if (ni->tfm)
+		crypto_free_sync_skcipher(ni->tfm);
 }
 
 /*
@@ -231,10 +234,18 @@ struct nk_env *nk_env_create(struct kunit *test, const struct nk_scenario *sc,
 	}
 	env->scenario = *sc;
 	env->sc = &env->scenario;
+	if (sc->crypt && sc->expect.bad.len) {
+		struct nk_range *bad = &env->scenario.expect.bad;
+		loff_t end = round_up(bad->start + bad->len, sc->crypt);
+
+		bad->start = round_down(bad->start, sc->crypt);
+		bad->len = end - bad->start;
+	}
 	env->ctx = ctx;
 	env->folios = folios;
 	spin_lock_init(&env->lock);
 	INIT_LIST_HEAD(&env->rreqs);
+	xa_init_flags(&env->buffers, XA_FLAGS_LOCK_BH);
 	INIT_DELAYED_WORK(&env->release_work, nk_release_held_work);
 #if IS_ENABLED(CONFIG_FSCACHE)
 	/* all netfs_is_cache_enabled() reads: a cache object, not disabled */
@@ -257,6 +268,7 @@ struct file *nk_new_file(struct nk_env *env, loff_t size)
 	struct inode *inode = new_inode(env->mnt->mnt_sb);
 	struct nk_inode *ni;
 	struct file *file;
+	int err;
 
 	if (!inode || env->nr_files >= NK_MAX_FILES) {
 		iput(inode);
@@ -276,6 +288,13 @@ struct file *nk_new_file(struct nk_env *env, loff_t size)
 	i_size_write(inode, size);
 	netfs_inode_init(&ni->netfs, env->sc->cache.absent ?
 			 &nk_netfs_ops_nocache : &nk_netfs_ops);
+	err = nk_crypt_file(ni);
+	if (err) {
+		iput(inode);
+		nk_fail(env, "cannot make file %u: xts(aes): %d", env->nr_files,
+			err);
+		return ERR_PTR(err);
+	}
 #if IS_ENABLED(CONFIG_FSCACHE)
 	if (env->sc->cache.cookie)
 		ni->netfs.cache = &env->cookie;
@@ -351,6 +370,7 @@ void nk_env_destroy(struct nk_env *env)
 	for (i = 0; i < env->nr_files; i++)
 		__fput_sync(env->files[i]);
 	nk_reset_records(env);
+	nk_check_buffers(env, false);
 	kvfree(env->calls);
 	kfree(env);
 }
